@@ -1,0 +1,139 @@
+"""Cluster: the only way the scheduler reads or changes the world.
+
+Two backends implement it: `memory` (the embedded default, for simulation and tests) and
+`kube` (a real API server). The scheduler does not know which one it has.
+
+Reading is informer-style: `watch(kind, handler)` first replays every existing object as an
+ADDED event, then delivers changes in order. Handlers are plain functions run on the event
+loop, never in the middle of a scheduling cycle.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from kubesched.api import K8sModel, KindRegistry, Pod, PodCondition
+
+__all__ = [
+    "Cluster",
+    "ClusterEvent",
+    "Controller",
+    "EventHandler",
+    "KubeEvent",
+    "WatchEvent",
+    "object_key",
+]
+
+WatchEventType = Literal["ADDED", "MODIFIED", "DELETED"]
+
+
+@dataclass(frozen=True)
+class WatchEvent:
+    """A change to one object. `old` is the previous version for MODIFIED."""
+
+    type: WatchEventType
+    kind: str
+    obj: Any
+    old: Any = None
+
+
+EventHandler = Callable[[WatchEvent], None]
+
+ClusterEvent = WatchEvent  # alias kept for readers coming from informer vocabulary
+
+
+@dataclass(frozen=True)
+class KubeEvent:
+    """A core/v1 Event as kube-scheduler records them (Scheduled, FailedScheduling ...)."""
+
+    namespace: str
+    involved_kind: str
+    involved_name: str
+    involved_uid: str
+    type: Literal["Normal", "Warning"]
+    reason: str
+    action: str
+    message: str
+    reporting_controller: str
+    timestamp: float
+
+
+def object_key(obj: Any) -> str:
+    """`namespace/name` for namespaced objects, `name` otherwise."""
+    meta = obj.metadata
+    return f"{meta.namespace}/{meta.name}" if meta.namespace else meta.name
+
+
+class Cluster(abc.ABC):
+    """The API-server side of the scheduler."""
+
+    kinds: KindRegistry
+
+    # -- reading ------------------------------------------------------------------------
+    @abc.abstractmethod
+    def watch(self, kind: str, handler: EventHandler) -> None:
+        """Replay existing objects of `kind` as ADDED, then deliver every change."""
+
+    @abc.abstractmethod
+    def list(self, kind: str) -> list[Any]:
+        """The current objects of `kind` (from the backend's cache for `kube`)."""
+
+    @abc.abstractmethod
+    def get(self, kind: str, name: str, namespace: str | None = None) -> Any | None:
+        """One object from the cache, or None."""
+
+    @abc.abstractmethod
+    async def wait_for_sync(self) -> None:
+        """Return once every watched kind has delivered its initial list."""
+
+    # -- writing ------------------------------------------------------------------------
+    @abc.abstractmethod
+    async def create(self, obj: K8sModel) -> K8sModel:
+        """Create an object; its stored version (uid, resourceVersion ...) is returned."""
+
+    @abc.abstractmethod
+    async def update(self, obj: K8sModel) -> K8sModel:
+        """Replace an object. ConflictError when its resourceVersion is stale."""
+
+    @abc.abstractmethod
+    async def delete(self, kind: str, name: str, namespace: str | None = None) -> None:
+        """Delete an object. NotFoundError when it does not exist."""
+
+    @abc.abstractmethod
+    async def bind(self, pod: Pod, node_name: str) -> None:
+        """The pods/binding subresource. ConflictError when the pod is already bound or
+        gone (NotFoundError)."""
+
+    @abc.abstractmethod
+    async def update_pod_condition(
+        self, pod: Pod, condition: PodCondition, nominated_node_name: str | None = None
+    ) -> None:
+        """Set a pod condition (PodScheduled) and, when given, `status.nominatedNodeName`
+        (an empty string clears it)."""
+
+    @abc.abstractmethod
+    async def record_event(self, event: KubeEvent) -> None:
+        """Record a core/v1 Event."""
+
+    def events(self) -> list[KubeEvent]:
+        """Events recorded so far, where the backend keeps them (memory does)."""
+        return []
+
+
+class Controller(Protocol):
+    """An embedded-cluster controller a plugin package contributes through the hook
+    `kubesched_cluster_controllers` (PV binder, PodGroup status ...)."""
+
+    name: str
+
+    def start(self, cluster: Cluster) -> None:
+        """Begin watching; called once the cluster is loaded, inside the event loop."""
+        ...
+
+    def busy(self) -> bool:
+        """Whether it has work in progress that may still change the cluster (a pending
+        provisioning, say). A simulation is quiescent only when no controller is busy."""
+        ...

@@ -1,0 +1,114 @@
+"""The plugin API: what a plugin implements and what it is given.
+
+Extension-point base classes, Code/Status, CycleState, PodInfo/NodeInfo/Snapshot, cluster
+events and the Handle protocol. Nothing here runs plugins; that is `kubesched.runtime`.
+Imports only `kubesched.api` and `kubesched.clock` (for typing).
+"""
+
+from kubesched.framework._cycle_state import CycleState, StateData, StateNotFoundError
+from kubesched.framework._events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHint,
+    QueueingHintFn,
+)
+from kubesched.framework._interface import (
+    EXTENSION_POINTS,
+    MAX_NODE_SCORE,
+    MAX_TOTAL_SCORE,
+    MIN_NODE_SCORE,
+    BindPlugin,
+    EnqueueExtensions,
+    EventRecorder,
+    FilterPlugin,
+    Handle,
+    NoArgs,
+    PermitPlugin,
+    Plugin,
+    PluginFactory,
+    PostBindPlugin,
+    PostFilterPlugin,
+    PreBindPlugin,
+    PreEnqueuePlugin,
+    PreFilterExtensions,
+    PreFilterPlugin,
+    PreScorePlugin,
+    QueueSortPlugin,
+    ReservePlugin,
+    ScorePlugin,
+    WaitingPod,
+    extension_points_of,
+)
+from kubesched.framework._node_info import HostPortInfo, ImageStateSummary, NodeInfo
+from kubesched.framework._pod_info import PodInfo, QueuedPodInfo
+from kubesched.framework._resource import Resource
+from kubesched.framework._results import (
+    NodeScore,
+    NodeToStatus,
+    NominatingInfo,
+    NominatingMode,
+    PostFilterResult,
+    PreFilterResult,
+)
+from kubesched.framework._snapshot import NodeColumns, Snapshot
+from kubesched.framework._status import Code, Status, is_success
+
+API_VERSION = (0, 1)
+"""The plugin API's (major, minor): minor grows with additions, major with breaking changes."""
+
+__all__ = [
+    "API_VERSION",
+    "EXTENSION_POINTS",
+    "MAX_NODE_SCORE",
+    "MAX_TOTAL_SCORE",
+    "MIN_NODE_SCORE",
+    "ActionType",
+    "BindPlugin",
+    "ClusterEvent",
+    "ClusterEventWithHint",
+    "Code",
+    "CycleState",
+    "EnqueueExtensions",
+    "EventRecorder",
+    "EventResource",
+    "FilterPlugin",
+    "Handle",
+    "HostPortInfo",
+    "ImageStateSummary",
+    "NoArgs",
+    "NodeColumns",
+    "NodeInfo",
+    "NodeScore",
+    "NodeToStatus",
+    "NominatingInfo",
+    "NominatingMode",
+    "PermitPlugin",
+    "Plugin",
+    "PluginFactory",
+    "PodInfo",
+    "PostBindPlugin",
+    "PostFilterPlugin",
+    "PostFilterResult",
+    "PreBindPlugin",
+    "PreEnqueuePlugin",
+    "PreFilterExtensions",
+    "PreFilterPlugin",
+    "PreFilterResult",
+    "PreScorePlugin",
+    "QueueSortPlugin",
+    "QueuedPodInfo",
+    "QueueingHint",
+    "QueueingHintFn",
+    "ReservePlugin",
+    "Resource",
+    "ScorePlugin",
+    "Snapshot",
+    "StateData",
+    "StateNotFoundError",
+    "Status",
+    "WaitingPod",
+    "extension_points_of",
+    "is_success",
+]

@@ -1,0 +1,98 @@
+"""PodInfo and QueuedPodInfo: a pod with what the scheduler computes from it once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from kubesched.api import Pod, PodAffinityTerm, pod_requests
+from kubesched.framework._resource import Resource
+
+__all__ = ["PodInfo", "QueuedPodInfo"]
+
+
+class PodInfo:
+    """A pod plus values derived from it that Filter and Score read for every node.
+
+    Upstream: pkg/scheduler/framework/types.go (PodInfo). Derived values are computed on
+    first use and kept; a changed pod gets a new PodInfo.
+    """
+
+    __slots__ = ("__dict__", "pod")
+
+    def __init__(self, pod: Pod) -> None:
+        self.pod = pod
+
+    @cached_property
+    def requests(self) -> Resource:
+        """Effective requests (containers, init containers, sidecars, overhead)."""
+        return Resource.from_mapping(pod_requests(self.pod))
+
+    @cached_property
+    def non_zero_requests(self) -> Resource:
+        """Requests with the scoring defaults for missing CPU/memory (100m, 200Mi)."""
+        return Resource.from_mapping(pod_requests(self.pod, non_zero=True))
+
+    @cached_property
+    def required_affinity_terms(self) -> list[PodAffinityTerm]:
+        aff = self.pod.spec.affinity
+        if aff is None or aff.pod_affinity is None:
+            return []
+        return aff.pod_affinity.required_during_scheduling_ignored_during_execution
+
+    @cached_property
+    def required_anti_affinity_terms(self) -> list[PodAffinityTerm]:
+        aff = self.pod.spec.affinity
+        if aff is None or aff.pod_anti_affinity is None:
+            return []
+        return aff.pod_anti_affinity.required_during_scheduling_ignored_during_execution
+
+    @cached_property
+    def has_affinity(self) -> bool:
+        aff = self.pod.spec.affinity
+        return aff is not None and (aff.pod_affinity is not None or aff.pod_anti_affinity is not None)
+
+    @property
+    def key(self) -> str:
+        return self.pod.key
+
+    @property
+    def uid(self) -> str:
+        return self.pod.metadata.uid
+
+    def __repr__(self) -> str:
+        return f"PodInfo({self.pod.key})"
+
+
+@dataclass(eq=False)
+class QueuedPodInfo:
+    """A pod in the scheduling queue, with its attempt history.
+
+    Upstream: pkg/scheduler/framework/types.go (QueuedPodInfo).
+    """
+
+    pod_info: PodInfo
+    timestamp: float = 0.0
+    """When the pod was last added to the queue (for PrioritySort ties and backoff)."""
+    initial_attempt_timestamp: float | None = None
+    attempts: int = 0
+    unschedulable_count: int = 0
+    """Failed attempts that were rejections (v1.34 backoff counts these)."""
+    consecutive_errors_count: int = 0
+    """Consecutive attempts that ended in Error (v1.34 error backoff counts these)."""
+    unschedulable_plugins: set[str] = field(default_factory=set)
+    pending_plugins: set[str] = field(default_factory=set)
+    gated: bool = False
+    gating_plugin: str = ""
+
+    @property
+    def pod(self) -> Pod:
+        return self.pod_info.pod
+
+    @property
+    def key(self) -> str:
+        return self.pod_info.pod.key
+
+    @property
+    def uid(self) -> str:
+        return self.pod_info.pod.metadata.uid
