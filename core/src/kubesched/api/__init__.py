@@ -35,7 +35,7 @@ from kubesched.api._pod import (
     TopologySpreadConstraint,
     Volume,
 )
-from kubesched.api._quantity import milli_value, int_value, parse_quantity
+from kubesched.api._quantity import int_value, milli_value, parse_quantity
 from kubesched.api._resources import (
     CPU,
     DEFAULT_MEMORY_REQUEST,

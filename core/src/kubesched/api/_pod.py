@@ -14,9 +14,9 @@ from kubesched.api._meta import ObjectMeta
 from kubesched.api._taints import Toleration
 
 __all__ = [
+    "DEFAULT_SCHEDULER_NAME",
     "Container",
     "ContainerPort",
-    "DEFAULT_SCHEDULER_NAME",
     "Pod",
     "PodCondition",
     "PodSchedulingGate",

@@ -11,6 +11,7 @@ loop, never in the middle of a scheduling cycle.
 from __future__ import annotations
 
 import abc
+import builtins
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
@@ -78,7 +79,7 @@ class Cluster(abc.ABC):
         """Replay existing objects of `kind` as ADDED, then deliver every change."""
 
     @abc.abstractmethod
-    def list(self, kind: str) -> list[Any]:
+    def list(self, kind: str) -> builtins.list[Any]:
         """The current objects of `kind` (from the backend's cache for `kube`)."""
 
     @abc.abstractmethod
@@ -118,7 +119,7 @@ class Cluster(abc.ABC):
     async def record_event(self, event: KubeEvent) -> None:
         """Record a core/v1 Event."""
 
-    def events(self) -> list[KubeEvent]:
+    def events(self) -> builtins.list[KubeEvent]:
         """Events recorded so far, where the backend keeps them (memory does)."""
         return []
 

@@ -50,7 +50,9 @@ class PodInfo:
     @cached_property
     def has_affinity(self) -> bool:
         aff = self.pod.spec.affinity
-        return aff is not None and (aff.pod_affinity is not None or aff.pod_anti_affinity is not None)
+        return aff is not None and (
+            aff.pod_affinity is not None or aff.pod_anti_affinity is not None
+        )
 
     @property
     def key(self) -> str:

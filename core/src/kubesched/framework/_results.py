@@ -78,9 +78,7 @@ class NodeToStatus:
 
     def __init__(self, absent_status: Status | None = None) -> None:
         self._map: dict[str, Status] = {}
-        self.absent_status: Status = absent_status or Status(
-            Code.UnschedulableAndUnresolvable
-        )
+        self.absent_status: Status = absent_status or Status(Code.UnschedulableAndUnresolvable)
 
     def set(self, node_name: str, status: Status) -> None:
         self._map[node_name] = status

@@ -8,6 +8,7 @@ vectorized Filter/Score paths.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import final
@@ -58,6 +59,7 @@ class Snapshot:
 
     __slots__ = (
         "_columns",
+        "generation",
         "have_pods_with_affinity",
         "have_pods_with_required_anti_affinity",
         "node_info_list",
@@ -70,6 +72,7 @@ class Snapshot:
         self.have_pods_with_affinity: list[NodeInfo] = []
         self.have_pods_with_required_anti_affinity: list[NodeInfo] = []
         self._columns: NodeColumns | None = None
+        self.generation = 0  # NodeInfo generation the cache last brought this snapshot up to
         self.set_nodes(node_infos)
 
     def set_nodes(self, node_infos: Sequence[NodeInfo]) -> None:
@@ -89,7 +92,7 @@ class Snapshot:
     def get(self, name: str) -> NodeInfo | None:
         return self.node_info_map.get(name)
 
-    def list(self) -> list[NodeInfo]:
+    def list(self) -> builtins.list[NodeInfo]:
         return self.node_info_list
 
     def __len__(self) -> int:

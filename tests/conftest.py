@@ -1,0 +1,1 @@
+"""Shared fixtures for the cross-package integration and end-to-end tests."""
