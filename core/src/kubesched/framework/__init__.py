@@ -41,7 +41,12 @@ from kubesched.framework._interface import (
     WaitingPod,
     extension_points_of,
 )
-from kubesched.framework._node_info import HostPortInfo, ImageStateSummary, NodeInfo
+from kubesched.framework._node_info import (
+    HostPortInfo,
+    ImageStateSummary,
+    NodeInfo,
+    next_generation,
+)
 from kubesched.framework._pod_info import PodInfo, QueuedPodInfo
 from kubesched.framework._resource import Resource
 from kubesched.framework._results import (
@@ -111,4 +116,5 @@ __all__ = [
     "WaitingPod",
     "extension_points_of",
     "is_success",
+    "next_generation",
 ]

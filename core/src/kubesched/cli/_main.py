@@ -1,0 +1,51 @@
+"""The `kubesched` command."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from kubesched import __version__
+from kubesched._errors import KubeschedError
+from kubesched.cli._config import config_group
+from kubesched.cli._plugins import plugins_command
+from kubesched.cli._simulate import simulate_command
+
+__all__ = ["EXIT_BAD_INPUT", "cli", "main"]
+
+EXIT_BAD_INPUT = 2
+"""Exit code for bad input: a malformed manifest or config, an unknown plugin."""
+
+
+@click.group()
+@click.version_option(__version__, prog_name="kubesched")
+def cli() -> None:
+    """kubesched: the Kubernetes Scheduling Framework in Python."""
+
+
+cli.add_command(simulate_command)
+cli.add_command(plugins_command)
+cli.add_command(config_group)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; errors kubesched raises on purpose become one clear line and exit 2."""
+    try:
+        cli.main(args=argv, prog_name="kubesched", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code or 0)
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except click.Abort:
+        click.echo("aborted", err=True)
+        return 1
+    except KubeschedError as exc:
+        click.echo(f"error: {exc}", err=True)
+        return EXIT_BAD_INPUT
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,160 @@
+"""`kubesched simulate`: where would these pods go?"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import click
+import importlib_metadata
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from kubesched.cli._format import bar, format_amount, parse_duration
+from kubesched.simulate import SimulationResult, simulate
+
+__all__ = ["render_result", "simulate_command"]
+
+_STATUS_STYLE = {
+    "Bound": "green",
+    "Unschedulable": "red",
+    "Waiting": "yellow",
+    "Pending": "magenta",
+}
+
+
+def render_result(result: SimulationResult, console: Console) -> None:
+    """Pods, nodes and a summary as tables."""
+    schedulers = {p.scheduler_name for p in result.pods}
+    pods = Table(title="Pods", title_justify="left")
+    pods.add_column("Pod", no_wrap=True)
+    if len(schedulers) > 1:
+        pods.add_column("Scheduler", no_wrap=True)
+    pods.add_column("Node", no_wrap=True)
+    pods.add_column("Status", no_wrap=True)
+    pods.add_column("Message", overflow="fold")
+    for p in result.pods:
+        row = [f"{p.namespace}/{p.name}"]
+        if len(schedulers) > 1:
+            row.append(p.scheduler_name)
+        style = _STATUS_STYLE.get(p.status, "")
+        row += [p.node or "-", f"[{style}]{p.status}[/]", p.message]
+        pods.add_row(*row)
+    console.print(pods)
+
+    nodes = Table(title="Nodes", title_justify="left")
+    for col in ("Node", "CPU", "", "Memory", "", "Pods"):
+        nodes.add_column(col)
+    for n in result.nodes:
+        cpu_used, cpu_all = n.requested.get("cpu", 0), n.allocatable.get("cpu", 0)
+        mem_used, mem_all = n.requested.get("memory", 0), n.allocatable.get("memory", 0)
+        nodes.add_row(
+            n.name,
+            f"{format_amount('cpu', cpu_used)}/{format_amount('cpu', cpu_all)}",
+            bar(cpu_used, cpu_all),
+            f"{format_amount('memory', mem_used)}/{format_amount('memory', mem_all)}",
+            bar(mem_used, mem_all),
+            f"{n.pods}/{n.allocatable.get('pods', 0)}",
+        )
+    console.print(nodes)
+
+    s = result.summary
+    console.print(
+        f"[bold]{s['pods']} pods[/]: [green]{s['bound']} bound[/], "
+        f"[red]{s['unschedulable']} unschedulable[/], [yellow]{s['waiting']} waiting[/], "
+        f"[magenta]{s['pending']} pending[/] on {s['nodes']} nodes "
+        f"({s['attempts']} attempts, {s['virtualSeconds']}s virtual time, seed {s['seed']})"
+    )
+    for skipped in result.skipped:
+        console.print(
+            f"[yellow]skipped[/] {skipped['file']} document {skipped['document']}: "
+            f"{skipped['reason']}"
+        )
+    for name, dist in result.left_out:
+        console.print(f"[dim]default plugin {name} left out: {left_out_reason(dist)}[/]")
+
+
+def left_out_reason(distribution: str) -> str:
+    """Why a default plugin is missing: its package is absent, or does not have it yet."""
+    try:
+        version = importlib_metadata.version(distribution)
+    except importlib_metadata.PackageNotFoundError:
+        return f"{distribution} is not installed"
+    return f"not provided by the installed {distribution} {version}"
+
+
+@click.command("simulate")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option(
+    "--config",
+    "config",
+    type=click.Path(exists=True, dir_okay=False),
+    help="A KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) file.",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Seed for tie-breaking and uids: the same input and seed give the same output.",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+    help="A table for people or JSON for programs.",
+)
+@click.option(
+    "--until",
+    "until",
+    default=None,
+    metavar="DURATION",
+    help="Run this much virtual time (e.g. 10m) instead of stopping at quiescence.",
+)
+@click.option(
+    "--progress/--no-progress",
+    default=True,
+    show_default=True,
+    help="Show a progress bar on stderr while the simulation runs.",
+)
+def simulate_command(
+    paths: Sequence[str],
+    config: str | None,
+    seed: int,
+    output: str,
+    until: str | None,
+    progress: bool,
+) -> None:
+    """Load PATHS (manifest files or folders), schedule every pending pod on virtual time
+    and report where each one went, or why it could not be placed."""
+    until_s = None
+    if until is not None:
+        try:
+            until_s = parse_duration(until)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--until") from exc
+    err = Console(stderr=True)
+    if progress and err.is_terminal:
+        with Progress(
+            TextColumn("scheduling"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=err,
+            transient=True,
+        ) as bar_:
+            task = bar_.add_task("pods", total=None)
+
+            def report(done: int, total: int) -> None:
+                bar_.update(task, completed=done, total=total)
+
+            result = simulate(paths, config=config, seed=seed, until=until_s, progress=report)
+    else:
+        result = simulate(paths, config=config, seed=seed, until=until_s)
+    if output == "json":
+        click.echo(json.dumps(result.to_json_dict(), indent=2))
+    else:
+        render_result(result, Console())

@@ -1,0 +1,34 @@
+"""Running plugins: the Framework (one per profile), plugin discovery, pluggy hooks."""
+
+from kubesched.runtime._framework import Framework, NodePluginScores, PodNominator, ProfileSpec
+from kubesched.runtime._hooks import make_plugin_manager
+from kubesched.runtime._hookspecs import hookimpl
+from kubesched.runtime._registry import (
+    ENTRY_POINT_GROUP,
+    KNOWN_PROVIDERS,
+    PluginEntry,
+    PluginRegistry,
+)
+from kubesched.runtime._waiting_pods import (
+    MAX_PERMIT_TIMEOUT,
+    WaitingPodImpl,
+    WaitingPodsMap,
+    go_duration,
+)
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "KNOWN_PROVIDERS",
+    "MAX_PERMIT_TIMEOUT",
+    "Framework",
+    "NodePluginScores",
+    "PluginEntry",
+    "PluginRegistry",
+    "PodNominator",
+    "ProfileSpec",
+    "WaitingPodImpl",
+    "WaitingPodsMap",
+    "go_duration",
+    "hookimpl",
+    "make_plugin_manager",
+]

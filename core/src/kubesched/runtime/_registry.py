@@ -1,0 +1,151 @@
+"""Plugin discovery: entry point group `kubesched.plugins`, name → plugin class.
+
+Every installed plugin is imported once at start-up; one that fails to import, has a
+mismatched name or is not a Plugin is recorded with its error and becomes fatal only when
+a profile names it (the config resolver reports it then).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from importlib_metadata import EntryPoint, entry_points
+
+from kubesched.framework import Plugin, extension_points_of
+
+__all__ = ["ENTRY_POINT_GROUP", "KNOWN_PROVIDERS", "PluginEntry", "PluginRegistry"]
+
+ENTRY_POINT_GROUP = "kubesched.plugins"
+
+KNOWN_PROVIDERS: Mapping[str, str] = {
+    **dict.fromkeys(
+        [
+            "SchedulingGates",
+            "PrioritySort",
+            "NodeUnschedulable",
+            "NodeName",
+            "TaintToleration",
+            "NodeAffinity",
+            "NodePorts",
+            "NodeResourcesFit",
+            "PodTopologySpread",
+            "InterPodAffinity",
+            "DefaultPreemption",
+            "NodeResourcesBalancedAllocation",
+            "ImageLocality",
+            "DefaultBinder",
+        ],
+        "kubesched-builtin",
+    ),
+    **dict.fromkeys(
+        ["VolumeBinding", "VolumeRestrictions", "VolumeZone", "NodeVolumeLimits"],
+        "kubesched-volumebinding",
+    ),
+    "Coscheduling": "kubesched-coscheduling",
+}
+"""Plugins this project publishes, and the distribution that provides each: used to tell
+a user which package to install when a profile names a plugin that is not there."""
+
+
+@dataclass(frozen=True)
+class PluginEntry:
+    """One discovered plugin (loaded or not)."""
+
+    name: str
+    value: str
+    distribution: str | None
+    version: str | None
+    plugin: type[Plugin] | None = None
+    error: str | None = None
+
+    @property
+    def extension_points(self) -> list[str]:
+        return extension_points_of(self.plugin) if self.plugin is not None else []
+
+    @property
+    def ok(self) -> bool:
+        return self.plugin is not None and self.error is None
+
+
+def _load(ep: EntryPoint) -> PluginEntry:
+    dist = ep.dist
+    dist_name = dist.name if dist is not None else None
+    version = dist.version if dist is not None else None
+    base = PluginEntry(ep.name, ep.value, dist_name, version)
+    try:
+        obj = ep.load()
+    except Exception as exc:
+        return _with(base, error=f"{type(exc).__name__}: {exc}")
+    if not (isinstance(obj, type) and issubclass(obj, Plugin)):
+        return _with(base, error=f"{ep.value} is not a kubesched.framework.Plugin subclass")
+    if not extension_points_of(obj):
+        return _with(base, error=f"{ep.value} implements no extension point")
+    if obj.name != ep.name:
+        return _with(
+            base,
+            error=f'entry point "{ep.name}" loads a plugin whose name is "{obj.name}"',
+        )
+    return _with(base, plugin=obj)
+
+
+def _with(entry: PluginEntry, **changes: object) -> PluginEntry:
+    from dataclasses import replace
+
+    return replace(entry, **changes)  # type: ignore[arg-type]
+
+
+@dataclass
+class PluginRegistry:
+    """Every plugin found, by name, plus extra classes registered in-process (tests)."""
+
+    entries: dict[str, PluginEntry] = field(default_factory=dict)
+
+    @classmethod
+    def discover(cls, extra: Iterable[type[Plugin]] = ()) -> PluginRegistry:
+        """Load the `kubesched.plugins` entry points; two distributions offering the same
+        name make that name broken, naming both."""
+        reg = cls()
+        for ep in entry_points(group=ENTRY_POINT_GROUP):
+            entry = _load(ep)
+            existing = reg.entries.get(entry.name)
+            if existing is not None and existing.distribution != entry.distribution:
+                entry = _with(
+                    entry,
+                    plugin=None,
+                    error=(
+                        f'a plugin named "{entry.name}" is provided by both '
+                        f"{existing.distribution} and {entry.distribution}"
+                    ),
+                )
+            reg.entries[entry.name] = entry
+        for plugin in extra:
+            reg.register(plugin)
+        return reg
+
+    def register(self, plugin: type[Plugin], distribution: str | None = None) -> None:
+        """Add a plugin class directly (in-process plugins, tests)."""
+        if not plugin.name:
+            raise ValueError(f"{plugin.__qualname__} has no `name`")
+        self.entries[plugin.name] = PluginEntry(
+            plugin.name,
+            f"{plugin.__module__}:{plugin.__qualname__}",
+            distribution,
+            None,
+            plugin=plugin,
+        )
+
+    @property
+    def plugins(self) -> dict[str, type[Plugin]]:
+        return {n: e.plugin for n, e in self.entries.items() if e.plugin is not None and e.ok}
+
+    @property
+    def broken(self) -> dict[str, str]:
+        return {n: e.error for n, e in self.entries.items() if e.error is not None}
+
+    def providers(self) -> dict[str, str]:
+        known = dict(KNOWN_PROVIDERS)
+        for n, e in self.entries.items():
+            if e.distribution:
+                known[n] = e.distribution
+        return known

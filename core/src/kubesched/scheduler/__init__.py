@@ -1,0 +1,31 @@
+"""The scheduler loop: scheduling cycles, binding cycles, informer handlers, failures."""
+
+from kubesched.scheduler._algorithm import (
+    MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND,
+    MIN_FEASIBLE_NODES_TO_FIND,
+    NoNodesAvailableError,
+    ScheduleResult,
+    SchedulingAlgorithm,
+    StatusError,
+    num_feasible_nodes_to_find,
+)
+from kubesched.scheduler._fit_error import NO_NODES_AVAILABLE, Diagnosis, FitError
+from kubesched.scheduler._recorder import ClusterEventRecorder
+from kubesched.scheduler._scheduler import AttemptRecord, Scheduler, SchedulerStats
+
+__all__ = [
+    "MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND",
+    "MIN_FEASIBLE_NODES_TO_FIND",
+    "NO_NODES_AVAILABLE",
+    "AttemptRecord",
+    "ClusterEventRecorder",
+    "Diagnosis",
+    "FitError",
+    "NoNodesAvailableError",
+    "ScheduleResult",
+    "Scheduler",
+    "SchedulerStats",
+    "SchedulingAlgorithm",
+    "StatusError",
+    "num_feasible_nodes_to_find",
+]

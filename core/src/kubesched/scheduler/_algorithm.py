@@ -1,0 +1,205 @@
+"""The node search of one scheduling cycle: PreFilter, Filter, PreScore, Score, selectHost.
+
+Upstream: pkg/scheduler/schedule_one.go (schedulePod, findNodesThatFitPod,
+findNodesThatPassFilters, numFeasibleNodesToFind, prioritizeNodes, selectHost). Filter runs
+sequentially in round-robin order from where the last cycle stopped, and stops once enough
+feasible nodes were found, so results repeat exactly for the same seed.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from kubesched.api import Pod
+from kubesched.framework import CycleState, NodeInfo, NodeToStatus, Snapshot, Status
+from kubesched.runtime import Framework, NodePluginScores
+from kubesched.scheduler._fit_error import NO_NODES_AVAILABLE, Diagnosis, FitError
+
+__all__ = [
+    "MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND",
+    "MIN_FEASIBLE_NODES_TO_FIND",
+    "NoNodesAvailableError",
+    "ScheduleResult",
+    "SchedulingAlgorithm",
+    "num_feasible_nodes_to_find",
+]
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+
+
+class NoNodesAvailableError(Exception):
+    def __str__(self) -> str:
+        return NO_NODES_AVAILABLE
+
+
+def num_feasible_nodes_to_find(percentage: int | None, num_all_nodes: int) -> int:
+    """How many feasible nodes to look for before scoring (upstream numFeasibleNodesToFind):
+    all of them below 100 nodes, else an adaptive 50 - N/125 percent (at least 5), and never
+    fewer than 100."""
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all_nodes
+    pct = percentage or 0
+    if pct == 0:
+        pct = max(50 - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+    n = num_all_nodes * pct // 100
+    return max(n, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+@dataclass
+class ScheduleResult:
+    suggested_host: str
+    evaluated_nodes: int
+    feasible_nodes: int
+    scores: list[NodePluginScores] = field(default_factory=list)
+
+
+class SchedulingAlgorithm:
+    """Finds a node for a pod; keeps the round-robin start index between cycles."""
+
+    def __init__(
+        self, snapshot: Snapshot, rng: random.Random, percentage_of_nodes_to_score: int | None
+    ) -> None:
+        self.snapshot = snapshot
+        self.rng = rng
+        self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
+        self.next_start_node_index = 0
+
+    def schedule_pod(self, fwk: Framework, state: CycleState, pod: Pod) -> ScheduleResult:
+        """The chosen host; raises FitError when no node fits, NoNodesAvailableError for an
+        empty cluster, and StatusError (with the Status) for plugin errors."""
+        if len(self.snapshot) == 0:
+            raise NoNodesAvailableError()
+        feasible, diagnosis = self.find_nodes_that_fit_pod(fwk, state, pod)
+        if not feasible:
+            raise FitError(pod, len(self.snapshot), diagnosis)
+        if len(feasible) == 1:
+            return ScheduleResult(feasible[0].name, 1 + len(diagnosis.node_to_status), 1)
+        scores = self.prioritize_nodes(fwk, state, pod, feasible)
+        host = self.select_host(scores)
+        return ScheduleResult(host, len(feasible) + len(diagnosis.node_to_status), len(feasible),
+                              scores)
+
+    # -- filtering ----------------------------------------------------------------------
+    def find_nodes_that_fit_pod(
+        self, fwk: Framework, state: CycleState, pod: Pod
+    ) -> tuple[list[NodeInfo], Diagnosis]:
+        all_nodes = self.snapshot.node_info_list
+        diagnosis = Diagnosis()
+        pre_res, status, rejectors = fwk.run_pre_filter_plugins(state, pod, all_nodes)
+        diagnosis.unschedulable_plugins = set(rejectors)
+        if not status.is_success:
+            if not status.is_rejected:
+                raise StatusError(status)
+            # every node gets PreFilter's status, so PostFilter (preemption) can read it
+            diagnosis.node_to_status.absent_status = status
+            diagnosis.pre_filter_msg = status.message()
+            if status.plugin:
+                diagnosis.unschedulable_plugins.add(status.plugin)
+            return [], diagnosis
+
+        if pod.status.nominated_node_name:
+            on_nominated = self._evaluate_nominated_node(fwk, state, pod, diagnosis)
+            if on_nominated:
+                return on_nominated, diagnosis
+
+        nodes: Sequence[NodeInfo] = all_nodes
+        if pre_res is not None and pre_res.node_names is not None:
+            wanted = pre_res.node_names
+            nodes = [n for n in all_nodes if n.name in wanted]
+            names = " ".join(sorted(rejectors))
+            diagnosis.node_to_status.absent_status = Status.unresolvable(
+                f"node(s) didn't satisfy plugin(s) [{names}]"
+            )
+        feasible: list[NodeInfo] = []
+        try:
+            feasible = self._find_nodes_that_pass_filters(fwk, state, pod, diagnosis, nodes)
+        finally:
+            # always advance the round-robin start, even when a plugin failed
+            processed = len(feasible) + len(diagnosis.node_to_status)
+            self.next_start_node_index = (self.next_start_node_index + processed) % len(
+                all_nodes
+            )
+        return feasible, diagnosis
+
+    def _evaluate_nominated_node(
+        self, fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis
+    ) -> list[NodeInfo]:
+        info = self.snapshot.get(pod.status.nominated_node_name)
+        if info is None:
+            return []
+        return self._find_nodes_that_pass_filters(fwk, state, pod, diagnosis, [info])
+
+    def _find_nodes_that_pass_filters(
+        self,
+        fwk: Framework,
+        state: CycleState,
+        pod: Pod,
+        diagnosis: Diagnosis,
+        nodes: Sequence[NodeInfo],
+    ) -> list[NodeInfo]:
+        n = len(nodes)
+        if n == 0:
+            return []
+        pct = fwk.percentage_of_nodes_to_score
+        if pct is None:
+            pct = self.percentage_of_nodes_to_score
+        to_find = num_feasible_nodes_to_find(pct, n)
+        if not fwk.has_score_plugins():
+            to_find = 1
+        start = self.next_start_node_index
+        if not fwk.has_filter_plugins():
+            return [nodes[(start + i) % n] for i in range(min(to_find, n))]
+        feasible: list[NodeInfo] = []
+        statuses: NodeToStatus = diagnosis.node_to_status
+        run = fwk.run_filter_plugins_with_nominated_pods
+        for i in range(n):
+            info = nodes[(start + i) % n]
+            status = run(state, pod, info)
+            if status.is_success:
+                feasible.append(info)
+                if len(feasible) >= to_find:
+                    break
+            elif status.is_rejected:
+                statuses.set(info.name, status)
+                diagnosis.add_plugin_status(status)
+            else:
+                raise StatusError(status)
+        return feasible
+
+    # -- scoring ------------------------------------------------------------------------
+    def prioritize_nodes(
+        self, fwk: Framework, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> list[NodePluginScores]:
+        if not fwk.has_score_plugins():
+            return [NodePluginScores(n.name, [], 1) for n in nodes]
+        status = fwk.run_pre_score_plugins(state, pod, nodes)
+        if not status.is_success:
+            raise StatusError(status)
+        scores, status = fwk.run_score_plugins(state, pod, nodes)
+        if not status.is_success:
+            raise StatusError(status)
+        return scores
+
+    def select_host(self, scores: Sequence[NodePluginScores]) -> str:
+        """The highest total; ties broken uniformly at random (reservoir sampling)."""
+        best = scores[0]
+        ties = 1
+        for s in scores[1:]:
+            if s.total_score > best.total_score:
+                best, ties = s, 1
+            elif s.total_score == best.total_score:
+                ties += 1
+                if self.rng.randrange(ties) == 0:
+                    best = s
+        return best.name
+
+
+class StatusError(Exception):
+    """A non-rejection status (an Error) that aborts the scheduling cycle."""
+
+    def __init__(self, status: Status) -> None:
+        super().__init__(status.message())
+        self.status = status

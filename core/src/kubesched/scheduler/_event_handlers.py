@@ -1,0 +1,163 @@
+"""Informer handlers: cluster changes into the cache and the queue.
+
+Upstream: pkg/scheduler/eventhandlers.go. Assigned pods feed the cache; unassigned pods of
+our profiles feed the queue; every change becomes a ClusterEvent that may move rejected
+pods. Terminal pods (Succeeded/Failed) count as deleted, as upstream's informer field
+selector excludes them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from kubesched.api import Node, Pod
+from kubesched.cluster import Cluster, WatchEvent
+from kubesched.framework import ActionType, ClusterEvent, EventResource
+
+if TYPE_CHECKING:
+    from kubesched.scheduler._scheduler import Scheduler
+
+__all__ = ["EventHandlers", "node_change", "pod_change"]
+
+
+def node_change(old: Node, new: Node) -> ActionType:
+    """Which scheduling-relevant parts of a node changed (upstream
+    nodeSchedulingPropertiesChange)."""
+    bits = ActionType(0)
+    if old.status.allocatable != new.status.allocatable:
+        bits |= ActionType.UpdateNodeAllocatable
+    if old.metadata.labels != new.metadata.labels:
+        bits |= ActionType.UpdateNodeLabel
+    if old.spec.taints != new.spec.taints or old.spec.unschedulable != new.spec.unschedulable:
+        bits |= ActionType.UpdateNodeTaint
+    if old.status.conditions != new.status.conditions:
+        bits |= ActionType.UpdateNodeCondition
+    if old.metadata.annotations != new.metadata.annotations:
+        bits |= ActionType.UpdateNodeAnnotation
+    return bits
+
+
+def pod_change(old: Pod, new: Pod) -> ActionType:
+    """Which scheduling-relevant parts of a pod changed."""
+    bits = ActionType(0)
+    if old.metadata.labels != new.metadata.labels:
+        bits |= ActionType.UpdatePodLabel
+    if old.spec.tolerations != new.spec.tolerations:
+        bits |= ActionType.UpdatePodToleration
+    if old.spec.scheduling_gates and not new.spec.scheduling_gates:
+        bits |= ActionType.UpdatePodSchedulingGatesEliminated
+    if [c.resources for c in old.spec.containers] != [c.resources for c in new.spec.containers]:
+        bits |= ActionType.UpdatePodScaleDown
+    return bits or ActionType.UpdateOther
+
+
+def _assigned(pod: Pod) -> bool:
+    return bool(pod.spec.node_name)
+
+
+class EventHandlers:
+    def __init__(self, sched: Scheduler) -> None:
+        self._sched = sched
+        self._foreign: dict[str, Pod] = {}
+
+    def register(self, cluster: Cluster) -> None:
+        cluster.watch("Node", self.on_node)
+        cluster.watch("Pod", self.on_pod)
+        for kind in cluster.kinds:
+            if kind.kind not in ("Node", "Pod"):
+                cluster.watch(kind.kind, self.on_other)
+
+    def foreign_pods(self) -> list[Pod]:
+        return list(self._foreign.values())
+
+    # -- nodes --------------------------------------------------------------------------
+    def on_node(self, ev: WatchEvent) -> None:
+        cache, queue = self._sched.cache, self._sched.queue
+        if ev.type == "ADDED":
+            cache.add_node(ev.obj)
+            queue.on_cluster_event(ClusterEvent(EventResource.Node, ActionType.Add), None, ev.obj)
+        elif ev.type == "MODIFIED":
+            cache.update_node(ev.old, ev.obj)
+            bits = node_change(ev.old, ev.obj)
+            if bits:
+                queue.on_cluster_event(ClusterEvent(EventResource.Node, bits), ev.old, ev.obj)
+        else:
+            cache.remove_node(ev.obj)
+            event = ClusterEvent(EventResource.Node, ActionType.Delete)
+            queue.on_cluster_event(event, ev.obj, None)
+
+    # -- pods ---------------------------------------------------------------------------
+    def on_pod(self, ev: WatchEvent) -> None:
+        pod: Pod = ev.obj
+        if ev.type == "DELETED" or (ev.type == "MODIFIED" and pod.is_terminal):
+            self._pod_deleted(ev.old if ev.type == "MODIFIED" else pod)
+        elif ev.type == "ADDED":
+            if pod.is_terminal:
+                return
+            self._pod_added(pod)
+        else:
+            self._pod_updated(ev.old, pod)
+
+    def _responsible(self, pod: Pod) -> bool:
+        return pod.spec.scheduler_name in self._sched.profiles
+
+    def _pod_added(self, pod: Pod) -> None:
+        if _assigned(pod):
+            self._sched.cache.add_pod(pod)
+            event = ClusterEvent(EventResource.AssignedPod, ActionType.Add)
+            self._sched.queue.on_cluster_event(event, None, pod)
+        elif self._responsible(pod):
+            self._sched.queue.add(pod)
+        else:
+            self._foreign[pod.metadata.uid] = pod
+
+    def _pod_updated(self, old: Pod, new: Pod) -> None:
+        sched = self._sched
+        if _assigned(new):
+            if not _assigned(old):  # just bound
+                self._foreign.pop(new.metadata.uid, None)
+                sched.queue.delete(old)
+                sched.cache.add_pod(new)
+                event = ClusterEvent(EventResource.AssignedPod, ActionType.Add)
+                sched.queue.on_cluster_event(event, None, new)
+            else:
+                sched.cache.update_pod(old, new)
+                event = ClusterEvent(EventResource.AssignedPod, pod_change(old, new))
+                sched.queue.on_cluster_event(event, old, new)
+        elif self._responsible(new):
+            if sched.cache.is_assumed_pod(new):
+                return
+            sched.queue.update(old, new)
+        else:
+            self._foreign[new.metadata.uid] = new
+
+    def _pod_deleted(self, pod: Pod) -> None:
+        sched = self._sched
+        self._foreign.pop(pod.metadata.uid, None)
+        if _assigned(pod):
+            sched.cache.remove_pod(pod)
+            self.assigned_pod_freed(pod)
+            return
+        sched.queue.delete(pod)
+        fwk = sched.framework_for_pod(pod)
+        if fwk is not None:
+            fwk.reject_waiting_pod(pod.metadata.uid)
+
+    def assigned_pod_freed(self, pod: Pod) -> None:
+        """An assigned (or assumed) pod's resources became free."""
+        event = ClusterEvent(EventResource.AssignedPod, ActionType.Delete, "AssignedPodDelete")
+        uid = pod.metadata.uid
+        self._sched.queue.move_all_to_active_or_backoff(
+            event, pod, None, pre_check=lambda p: p.metadata.uid != uid
+        )
+
+    # -- kinds plugin packages registered -----------------------------------------------
+    def on_other(self, ev: WatchEvent) -> None:
+        action = {
+            "ADDED": ActionType.Add,
+            "MODIFIED": ActionType.UpdateOther,
+            "DELETED": ActionType.Delete,
+        }[ev.type]
+        old: Any = ev.old if ev.type == "MODIFIED" else (ev.obj if ev.type == "DELETED" else None)
+        new: Any = None if ev.type == "DELETED" else ev.obj
+        self._sched.queue.on_cluster_event(ClusterEvent(ev.kind, action), old, new)

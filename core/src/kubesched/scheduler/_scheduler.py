@@ -1,0 +1,406 @@
+"""Scheduler: the loop that pops pods and runs scheduling and binding cycles.
+
+Upstream: pkg/scheduler/scheduler.go, schedule_one.go (ScheduleOne, schedulingCycle,
+bindingCycle, handleBindingCycleError, handleSchedulingFailure) and eventhandlers.go.
+
+One asyncio loop: a scheduling cycle runs start to finish without awaiting (cycles are
+serial); each binding cycle is a task (they run concurrently, waiting on Permit or PreBind
+without blocking scheduling). Cluster events are handled between cycles.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pluggy
+
+from kubesched.api import Pod, PodCondition
+from kubesched.cache import SchedulerCache
+from kubesched.clock import Clock
+from kubesched.cluster import Cluster
+from kubesched.config import ResolvedConfig
+from kubesched.framework import (
+    Code,
+    CycleState,
+    NominatingInfo,
+    NominatingMode,
+    Plugin,
+    PodInfo,
+    QueuedPodInfo,
+    Snapshot,
+    Status,
+)
+from kubesched.queue import QueueProfile, SchedulingQueue
+from kubesched.runtime import Framework, ProfileSpec
+from kubesched.scheduler._algorithm import (
+    NoNodesAvailableError,
+    ScheduleResult,
+    SchedulingAlgorithm,
+    StatusError,
+)
+from kubesched.scheduler._event_handlers import EventHandlers
+from kubesched.scheduler._fit_error import Diagnosis, FitError
+from kubesched.scheduler._recorder import ClusterEventRecorder, truncate_message
+
+__all__ = ["AttemptRecord", "Scheduler", "SchedulerStats"]
+
+POD_SCHEDULED = "PodScheduled"
+REASON_UNSCHEDULABLE = "Unschedulable"
+REASON_SCHEDULER_ERROR = "SchedulerError"
+PODS_TO_ACTIVATE_KEY = "kubernetes.io/pods-to-activate"
+
+_CLEAR_NOMINATION = NominatingInfo("", NominatingMode.Override)
+
+
+@dataclass
+class AttemptRecord:
+    """The last outcome of a pod's scheduling attempts (for reports)."""
+
+    profile: str
+    attempts: int = 0
+    result: str = ""  # "scheduled" | "unschedulable" | "error" | "waiting"
+    node: str = ""
+    message: str = ""
+    nominated_node: str = ""
+
+
+@dataclass
+class SchedulerStats:
+    """Counters and real-time latencies of scheduling attempts (for benchmarks)."""
+
+    attempts: dict[str, int] = field(
+        default_factory=lambda: {"scheduled": 0, "unschedulable": 0, "error": 0}
+    )
+    attempt_latencies: list[float] = field(default_factory=list)
+    """Wall-clock seconds each scheduling cycle took (not virtual time)."""
+
+
+class Scheduler:
+    """Schedules pods of every profile in `config` on `cluster`."""
+
+    def __init__(
+        self,
+        cluster: Cluster,
+        config: ResolvedConfig,
+        plugins: Mapping[str, type[Plugin]],
+        *,
+        clock: Clock,
+        seed: int | None = None,
+        hooks: pluggy.PluginManager | None = None,
+    ) -> None:
+        self.cluster = cluster
+        self.clock = clock
+        self.hooks = hooks
+        self.cache = SchedulerCache()
+        self.snapshot = Snapshot()
+        self.recorder = ClusterEventRecorder(cluster, clock)
+        self.rng = random.Random(seed)
+        cfg = config.config
+        self.algorithm = SchedulingAlgorithm(
+            self.snapshot, self.rng, cfg.percentage_of_nodes_to_score
+        )
+        self.profiles: dict[str, Framework] = {}
+        for prof in config.profiles:
+            spec = ProfileSpec(
+                scheduler_name=prof.scheduler_name,
+                points=prof.points,
+                weights=prof.weights,
+                args=prof.args,
+                percentage_of_nodes_to_score=prof.percentage_of_nodes_to_score,
+            )
+            self.profiles[prof.scheduler_name] = Framework(
+                spec,
+                plugins,
+                cluster=cluster,
+                clock=clock,
+                snapshot=self.snapshot,
+                event_recorder=self.recorder,
+            )
+        first = next(iter(self.profiles.values()))
+        self.queue = SchedulingQueue(
+            clock,
+            first.queue_sort_less(),
+            {
+                name: QueueProfile(
+                    pre_enqueue=list(fwk.pre_enqueue_plugins), hints=fwk.events_to_register()
+                )
+                for name, fwk in self.profiles.items()
+            },
+            initial_backoff=float(cfg.pod_initial_backoff_seconds),
+            max_backoff=float(cfg.pod_max_backoff_seconds),
+        )
+        for fwk in self.profiles.values():
+            fwk.nominator = self.queue
+            fwk.activator = self.queue.activate
+        self.handlers = EventHandlers(self)
+        self.records: dict[str, AttemptRecord] = {}
+        self.stats = SchedulerStats()
+        self._binding_tasks: set[asyncio.Task[None]] = set()
+        self._side_tasks: set[asyncio.Task[None]] = set()
+        self._stopped = False
+
+    # -- lifecycle ----------------------------------------------------------------------
+    def start_watching(self) -> None:
+        """Register the informer handlers on the cluster (nodes first, then pods)."""
+        self.handlers.register(self.cluster)
+
+    async def run(self) -> None:
+        """Schedule until `stop()`; handlers must have been registered."""
+        await self.cluster.wait_for_sync()
+        while not self._stopped:
+            qpi = await self.queue.pop()
+            if qpi is None:
+                break
+            self.schedule_one(qpi)
+            # let binding tasks and event delivery run between cycles
+            await asyncio.sleep(0)
+
+    def stop(self) -> None:
+        self._stopped = True
+        self.queue.close()
+
+    @property
+    def busy(self) -> bool:
+        """Whether anything is in flight: binding cycles, status writes, events."""
+        return bool(self._binding_tasks or self._side_tasks) or self.recorder.busy
+
+    def waiting_pod_count(self) -> int:
+        return sum(len(f.waiting_pods) for f in self.profiles.values())
+
+    async def drain(self) -> None:
+        """Wait for in-flight binding cycles and status writes (shutdown)."""
+        while self._binding_tasks or self._side_tasks:
+            await asyncio.gather(*self._binding_tasks, *self._side_tasks, return_exceptions=True)
+        await self.recorder.flush_now()
+
+    # -- the scheduling cycle -----------------------------------------------------------
+    def framework_for_pod(self, pod: Pod) -> Framework | None:
+        return self.profiles.get(pod.spec.scheduler_name)
+
+    def schedule_one(self, qpi: QueuedPodInfo) -> None:
+        """One scheduling cycle for a popped pod; starts its binding cycle on success."""
+        pod = qpi.pod
+        fwk = self.framework_for_pod(pod)
+        if fwk is None:  # cannot happen for queued pods; upstream logs and drops it
+            self.queue.done(pod.metadata.uid)
+            return
+        if pod.is_terminating or self.cache.is_assumed_pod(pod):
+            self.queue.done(pod.metadata.uid)
+            return
+        record = self.records.setdefault(pod.metadata.uid, AttemptRecord(fwk.profile_name))
+        record.attempts += 1
+        started = time.perf_counter()
+        state = CycleState()
+        pods_to_activate: dict[str, Pod] = {}
+        state.write(PODS_TO_ACTIVATE_KEY, pods_to_activate)
+        result, assumed, status, nominating = self._scheduling_cycle(fwk, state, qpi)
+        self.stats.attempt_latencies.append(time.perf_counter() - started)
+        if not status.is_success:
+            self._handle_failure(fwk, qpi, status, nominating)
+            return
+        if pods_to_activate:
+            self.queue.activate(list(pods_to_activate.values()))
+            pods_to_activate.clear()
+        assert result is not None and assumed is not None
+        record.result = "waiting" if fwk.get_waiting_pod(pod.metadata.uid) else "binding"
+        task = asyncio.get_running_loop().create_task(
+            self._binding_cycle(fwk, state, qpi, assumed, result, pods_to_activate)
+        )
+        self._binding_tasks.add(task)
+        task.add_done_callback(self._binding_tasks.discard)
+
+    def _scheduling_cycle(
+        self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo
+    ) -> tuple[ScheduleResult | None, Pod | None, Status, NominatingInfo | None]:
+        pod = qpi.pod
+        self.cache.update_snapshot(self.snapshot)
+        try:
+            result = self.algorithm.schedule_pod(fwk, state, pod)
+        except NoNodesAvailableError as exc:
+            status = Status(Code.UnschedulableAndUnresolvable, error=exc)
+            return None, None, status, _CLEAR_NOMINATION
+        except FitError as fit:
+            if not fwk.has_post_filter_plugins():
+                return None, None, Status(Code.Unschedulable, error=fit), None
+            post_result, post_status = fwk.run_post_filter_plugins(
+                state, pod, fit.diagnosis.node_to_status
+            )
+            fit.diagnosis.post_filter_msg = post_status.message()
+            nominating = post_result.nominating_info if post_result is not None else None
+            return None, None, Status(Code.Unschedulable, error=fit), nominating
+        except StatusError as err:
+            return None, None, err.status, _CLEAR_NOMINATION
+
+        host = result.suggested_host
+        assumed = pod.model_copy(deep=True)
+        assumed.spec.node_name = host
+        try:
+            self.cache.assume_pod(assumed)
+        except Exception as exc:
+            return None, None, Status.as_error(exc), _CLEAR_NOMINATION
+        self.queue.delete_nominated_pod_if_exists(pod)
+
+        status = fwk.run_reserve_plugins_reserve(state, assumed, host)
+        if not status.is_success:
+            self._unreserve_and_forget(fwk, state, assumed, host)
+            return None, None, self._single_node_failure(pod, host, status), _CLEAR_NOMINATION
+
+        status = fwk.run_permit_plugins(state, assumed, host)
+        if not status.is_success and not status.is_wait:
+            self._unreserve_and_forget(fwk, state, assumed, host)
+            return None, None, self._single_node_failure(pod, host, status), _CLEAR_NOMINATION
+        return result, assumed, Status(), None
+
+    @staticmethod
+    def _single_node_failure(pod: Pod, host: str, status: Status) -> Status:
+        """A rejection on the chosen node becomes a FitError over that one node."""
+        if not status.is_rejected:
+            return status
+        diagnosis = Diagnosis()
+        diagnosis.node_to_status.set(host, status)
+        diagnosis.add_plugin_status(status)
+        if status.plugin:
+            diagnosis.unschedulable_plugins.add(status.plugin)
+        return Status(status.code, error=FitError(pod, 1, diagnosis), plugin=status.plugin)
+
+    def _unreserve_and_forget(self, fwk: Framework, state: CycleState, pod: Pod, host: str) -> bool:
+        fwk.run_reserve_plugins_unreserve(state, pod, host)
+        try:
+            self.cache.forget_pod(pod)
+        except Exception:
+            return False
+        return True
+
+    # -- the binding cycle --------------------------------------------------------------
+    async def _binding_cycle(
+        self,
+        fwk: Framework,
+        state: CycleState,
+        qpi: QueuedPodInfo,
+        assumed: Pod,
+        result: ScheduleResult,
+        pods_to_activate: dict[str, Pod],
+    ) -> None:
+        host = result.suggested_host
+        status = await fwk.wait_on_permit(assumed)
+        if not status.is_success:
+            status = self._single_node_failure(qpi.pod, host, status)
+        else:
+            # v1.34: the pod is no longer in flight once it passed Permit
+            self.queue.done(assumed.metadata.uid)
+            status = await fwk.run_pre_bind_plugins(state, assumed, host)
+            if not status.is_success:
+                # v1.31 behaviour (documented choice): a PreBind rejection is a FitError, so
+                # the plugin is recorded and its events can requeue the pod
+                status = self._single_node_failure(qpi.pod, host, status)
+            else:
+                status = await fwk.run_bind_plugins(state, assumed, host)
+                self.cache.finish_binding(assumed)
+        if not status.is_success:
+            self._handle_binding_failure(fwk, state, qpi, assumed, host, status)
+            return
+        ns, name = assumed.metadata.namespace or "default", assumed.metadata.name
+        message = f"Successfully assigned {ns}/{name} to {host}"
+        self.recorder.event(assumed, "Normal", "Scheduled", "Binding", message)
+        record = self.records.get(assumed.metadata.uid)
+        if record is not None:
+            record.result, record.node, record.message = "scheduled", host, ""
+        self.stats.attempts["scheduled"] += 1
+        await fwk.run_post_bind_plugins(state, assumed, host)
+        if pods_to_activate:
+            self.queue.activate(list(pods_to_activate.values()))
+        if self.hooks is not None:
+            self.hooks.hook.kubesched_pod_scheduled(pod=assumed, node_name=host,
+                                                     profile=fwk.profile_name)
+
+    def _handle_binding_failure(
+        self,
+        fwk: Framework,
+        state: CycleState,
+        qpi: QueuedPodInfo,
+        assumed: Pod,
+        host: str,
+        status: Status,
+    ) -> None:
+        forgot = self._unreserve_and_forget(fwk, state, assumed, host)
+        self._handle_failure(fwk, qpi, status, _CLEAR_NOMINATION)
+        if forgot:
+            # the assumed pod's resources are free again: like an assigned pod deleted
+            self.handlers.assigned_pod_freed(assumed)
+
+    # -- failures -----------------------------------------------------------------------
+    def _handle_failure(
+        self,
+        fwk: Framework,
+        qpi: QueuedPodInfo,
+        status: Status,
+        nominating: NominatingInfo | None,
+    ) -> None:
+        """Upstream handleSchedulingFailure: requeue, nominate, event and condition."""
+        pod = qpi.pod
+        rejected = status.is_rejected
+        reason = REASON_UNSCHEDULABLE if rejected else REASON_SCHEDULER_ERROR
+        error = status.error
+        message = status.message()
+        if isinstance(error, FitError):
+            qpi.unschedulable_plugins = set(error.diagnosis.unschedulable_plugins)
+            qpi.pending_plugins = set(error.diagnosis.pending_plugins)
+        else:
+            qpi.unschedulable_plugins = set()
+            qpi.pending_plugins = set()
+        if rejected:
+            qpi.unschedulable_count += 1
+            qpi.consecutive_errors_count = 0
+            self.stats.attempts["unschedulable"] += 1
+        else:
+            qpi.consecutive_errors_count += 1
+            self.stats.attempts["error"] += 1
+
+        current = self.cluster.get("Pod", pod.metadata.name, pod.metadata.namespace)
+        if current is None or current.spec.node_name:
+            self.queue.done(pod.metadata.uid)
+        else:
+            qpi.pod_info = PodInfo(current)
+            self.queue.add_unschedulable_if_not_present(qpi, self.queue.scheduling_cycle)
+        if nominating is not None:
+            self.queue.add_nominated_pod(qpi.pod_info, nominating)
+
+        record = self.records.setdefault(pod.metadata.uid, AttemptRecord(fwk.profile_name))
+        record.result = "unschedulable" if rejected else "error"
+        record.message = message
+        record.node = ""
+        if nominating is not None and nominating.mode is NominatingMode.Override:
+            record.nominated_node = nominating.nominated_node_name
+        msg = truncate_message(message)
+        self.recorder.event(pod, "Warning", "FailedScheduling", "Scheduling", msg)
+        condition = PodCondition(
+            type=POD_SCHEDULED,
+            status="False",
+            reason=reason,
+            message=message,
+        )
+        nominated: str | None = None
+        if nominating is not None and nominating.mode is NominatingMode.Override:
+            nominated = nominating.nominated_node_name
+        self._spawn(self.cluster.update_pod_condition(pod, condition, nominated))
+        if self.hooks is not None:
+            self.hooks.hook.kubesched_attempt_failed(
+                pod=pod, profile=fwk.profile_name, code=str(status.code), message=message
+            )
+
+    def _spawn(self, coro: Any) -> None:
+        task: asyncio.Task[None] = asyncio.get_running_loop().create_task(coro)
+        self._side_tasks.add(task)
+        task.add_done_callback(self._side_tasks.discard)
+
+    # -- helpers used by reports and tests ----------------------------------------------
+    def unknown_profile_pods(self) -> Sequence[Pod]:
+        """Unbound pods whose schedulerName matches no profile (not queued, not dropped)."""
+        return self.handlers.foreign_pods()
+
+

@@ -1,0 +1,289 @@
+"""Kubernetes manifests in, validated objects out, in an order safe to create them.
+
+Reads what people already have: `kubectl apply` files (multi-document YAML), `kubectl get -o
+yaml|json` output (`kind: List`, `PodList` ...), and folders of either. Kinds nobody
+registered (Deployments, Services ...) are skipped and reported, not errors, so a real
+cluster's dump loads as is. Everything else that is wrong stops the load with a
+`ManifestError` naming the file, the document and the field.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import yaml
+from pydantic import ValidationError
+
+from kubesched._errors import ManifestError
+from kubesched.api import K8sModel, KindRegistry
+
+__all__ = ["LoadedManifests", "SkippedObject", "load_manifests"]
+
+_SUFFIXES: Final = frozenset({".yaml", ".yml", ".json"})
+_YAML_LOADER: Final[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+# Creation order: what others refer to first (a pod's namespace and PriorityClass must exist
+# for admission; nodes before the pods already bound to them), pods last.
+_KIND_GROUP: Final = {"Namespace": 0, "PriorityClass": 1, "Node": 2}
+_OTHER_GROUP: Final = 3
+_POD_GROUP: Final = 4
+
+_NOT_AN_OBJECT: Final = "expected a Kubernetes object (a mapping with apiVersion and kind)"
+
+
+@dataclass(frozen=True)
+class SkippedObject:
+    """An object of a kind no installed package registered, left out of the cluster."""
+
+    file: str
+    document: int
+    api_version: str
+    kind: str
+    reason: str
+
+
+@dataclass
+class LoadedManifests:
+    """The loaded objects in creation order, what was skipped, and the files read."""
+
+    objects: list[K8sModel] = field(default_factory=list)
+    skipped: list[SkippedObject] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+
+
+def load_manifests(paths: Sequence[str | os.PathLike[str]], kinds: KindRegistry) -> LoadedManifests:
+    """Load every object in `paths` (files, or folders read recursively for *.yaml, *.yml
+    and *.json in path order).
+
+    Objects come back sorted for creation: Namespaces, PriorityClasses, Nodes, other kinds
+    in file order, then Pods, each group in file order. Raises ManifestError on the first
+    file, document or field that is not valid.
+    """
+    loader = _Loader(kinds)
+    for file in _expand(paths):
+        loader.result.files.append(file)
+        for document, data in _documents(file):
+            loader.add(file, document, data, ())
+    loaded = loader.result
+    order = sorted(range(len(loaded.objects)), key=lambda i: (loader.groups[i], i))
+    loaded.objects = [loaded.objects[i] for i in order]
+    return loaded
+
+
+def _expand(paths: Sequence[str | os.PathLike[str]]) -> list[str]:
+    files: list[str] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found = sorted(
+                p for p in path.rglob("*") if p.suffix.lower() in _SUFFIXES and p.is_file()
+            )
+            files.extend(str(p) for p in found)
+        elif path.is_file():
+            files.append(str(path))
+        else:
+            raise ManifestError("no such file or directory", file=os.fspath(raw))
+    return files
+
+
+def _documents(file: str) -> Iterator[tuple[int, Any]]:
+    """(1-based document number, parsed document) for each document in `file`, empty
+    documents included (as None) so the numbers match the file's `---` separators."""
+    try:
+        text = Path(file).read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise ManifestError(f"not UTF-8 text: {error.reason}", file=file) from error
+    except OSError as error:
+        raise ManifestError(f"cannot read: {error.strerror or error}", file=file) from error
+    if file.lower().endswith(".json"):
+        try:
+            yield 1, json.loads(text)
+        except json.JSONDecodeError as error:
+            detail = f"invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}"
+            raise ManifestError(detail, file=file, document=1) from error
+        return
+    documents = yaml.load_all(text, Loader=_YAML_LOADER)
+    number = 0
+    while True:
+        try:
+            data = next(documents)
+        except StopIteration:
+            return
+        except yaml.YAMLError as error:
+            raise ManifestError(_yaml_detail(error), file=file, document=number + 1) from error
+        number += 1
+        yield number, data
+
+
+def _yaml_detail(error: yaml.YAMLError) -> str:
+    mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
+    problem = getattr(error, "problem", None) or str(error)
+    context = getattr(error, "context", None)
+    what = f"{problem} ({context})" if context else problem
+    if mark is None:
+        return f"invalid YAML: {what}"
+    return f"invalid YAML at line {mark.line + 1}, column {mark.column + 1}: {what}"
+
+
+class _Loader:
+    """Validates documents one at a time and collects objects, groups and skips."""
+
+    def __init__(self, kinds: KindRegistry) -> None:
+        self.kinds = kinds
+        self.result = LoadedManifests()
+        self.groups: list[int] = []
+        self._seen: dict[tuple[str, str], str] = {}
+
+    def add(self, file: str, document: int, data: Any, loc: tuple[str | int, ...]) -> None:
+        if data is None:
+            return
+        where: dict[str, Any] = {"file": file, "document": document}
+        if not isinstance(data, dict):
+            got = _type_name(data)
+            raise ManifestError(f"{_NOT_AN_OBJECT}, got {got}", path=_path(loc) or None, **where)
+        api_version = _required_string(data, "apiVersion", loc, where)
+        kind = _required_string(data, "kind", loc, where)
+
+        if self._is_list(api_version, kind, data):
+            self._add_list(file, document, data, api_version, kind, loc)
+            return
+
+        info = self.kinds.get(api_version, kind)
+        if info is None:
+            self.result.skipped.append(
+                SkippedObject(
+                    file, document, api_version, kind, self._skip_reason(api_version, kind)
+                )
+            )
+            return
+        try:
+            obj = info.model.model_validate(data)
+        except ValidationError as error:
+            first = error.errors()[0]
+            path = _path(loc + tuple(_clean_loc(first["loc"])))
+            raise ManifestError(_error_detail(first), path=path or None, **where) from error
+
+        meta = obj.metadata  # type: ignore[attr-defined]
+        if not meta.name and not meta.generate_name:
+            raise ManifestError(
+                "Required value: name or generateName is required",
+                path=_path((*loc, "metadata", "name")),
+                **where,
+            )
+        if meta.name:
+            namespace = (meta.namespace or "default") if info.namespaced else ""
+            key = (info.kind, f"{namespace}/{meta.name}" if namespace else meta.name)
+            earlier = self._seen.get(key)
+            if earlier is not None:
+                raise ManifestError(
+                    f'{kind} "{key[1]}" is defined twice; first in {earlier}',
+                    path=_path((*loc, "metadata", "name")),
+                    **where,
+                )
+            self._seen[key] = f"{file} document {document}"
+        self.result.objects.append(obj)
+        self.groups.append(
+            _POD_GROUP if info.kind == "Pod" else _KIND_GROUP.get(info.kind, _OTHER_GROUP)
+        )
+
+    def _is_list(self, api_version: str, kind: str, data: dict[str, Any]) -> bool:
+        # `kubectl get -o yaml` writes `kind: List`; typed lists (PodList) come from the API.
+        if kind == "List":
+            return True
+        return (
+            kind.endswith("List") and "items" in data and self.kinds.get(api_version, kind) is None
+        )
+
+    def _add_list(
+        self,
+        file: str,
+        document: int,
+        data: dict[str, Any],
+        api_version: str,
+        kind: str,
+        loc: tuple[str | int, ...],
+    ) -> None:
+        items = data.get("items") or []
+        if not isinstance(items, list):
+            raise ManifestError(
+                f"expected a list of objects, got {_type_name(items)}",
+                file=file,
+                document=document,
+                path=_path((*loc, "items")),
+            )
+        item_kind = kind.removesuffix("List") if kind != "List" else None
+        for index, item in enumerate(items):
+            if item_kind and isinstance(item, dict) and not item.get("kind"):
+                # Items of a typed list may leave out their own kind and apiVersion.
+                item = {"apiVersion": api_version, **item, "kind": item_kind}
+            self.add(file, document, item, (*loc, "items", index))
+
+    def _skip_reason(self, api_version: str, kind: str) -> str:
+        registered = self.kinds.by_kind(kind)
+        if registered is not None:
+            return (
+                f'kind "{kind}" is registered as apiVersion {registered.api_version}, '
+                f"not {api_version}"
+            )
+        return f'kind "{kind}" ({api_version}) is not registered by any installed package'
+
+
+def _required_string(
+    data: dict[str, Any], key: str, loc: tuple[str | int, ...], where: dict[str, Any]
+) -> str:
+    value = data.get(key)
+    if isinstance(value, str) and value:
+        return value
+    if value is None or value == "":
+        detail = "Required value: every object needs apiVersion and kind"
+    else:
+        detail = f"expected a string, got {_show(value)}"
+    raise ManifestError(detail, path=_path((*loc, key)), **where)
+
+
+def _clean_loc(loc: tuple[str | int, ...]) -> Iterator[str | int]:
+    # pydantic puts validator and union-member tags in `loc` ("function-after[...]",
+    # "list[str]"); no Kubernetes field name contains a bracket.
+    return (part for part in loc if isinstance(part, int) or "[" not in part)
+
+
+def _path(loc: tuple[str | int, ...] | list[str | int]) -> str:
+    """`("spec", "containers", 0, "image")` -> `spec.containers[0].image`."""
+    out: list[str] = []
+    for part in loc:
+        if isinstance(part, int):
+            out.append(f"[{part}]")
+        else:
+            out.append(f".{part}" if out else part)
+    return "".join(out)
+
+
+def _error_detail(error: Any) -> str:
+    """One pydantic error as `what was expected, got <value>`."""
+    if error["type"] == "missing":
+        return "Required value"
+    got = _show(error.get("input"))
+    cause = (error.get("ctx") or {}).get("error")
+    if error["type"] == "value_error" and cause is not None:
+        message = str(cause)
+    else:
+        message = str(error["msg"]).removeprefix("Value error, ")
+        if message.startswith("Input should be "):
+            message = "expected " + message.removeprefix("Input should be ")
+    # QuantityError and friends already quote the bad value.
+    return message if got in message else f"{message}, got {got}"
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _type_name(value: Any) -> str:
+    names = {list: "a list", str: "a string", int: "a number", float: "a number", bool: "a boolean"}
+    return names.get(type(value), type(value).__name__)

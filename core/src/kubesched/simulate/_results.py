@@ -1,0 +1,107 @@
+"""What a simulation produced: one record per pod and node, and a summary.
+
+The JSON form (`SimulationResult.to_json_dict`) is a stable interface for programs:
+
+    {"pods": [{"namespace", "name", "schedulerName", "node", "status", "message",
+               "attempts", "nominatedNode"}],
+     "nodes": [{"name", "allocatable": {...}, "requested": {...}, "pods"}],
+     "summary": {"pods", "bound", "unschedulable", "waiting", "pending", "nodes",
+                 "virtualSeconds", "seed", "attempts"},
+     "skipped": [{"file", "document", "apiVersion", "kind", "reason"}]}
+
+`status` is one of Bound, Unschedulable, Waiting, Pending; `node` is null when unplaced;
+`message` carries the reason a pod is not bound (empty when bound). CPU is in millicores,
+other resources in base units.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = ["NodeAllocation", "PodOutcome", "PodResult", "SimulationResult"]
+
+PodOutcome = Literal["Bound", "Unschedulable", "Waiting", "Pending"]
+
+
+@dataclass(frozen=True)
+class PodResult:
+    namespace: str
+    name: str
+    scheduler_name: str
+    node: str | None
+    status: PodOutcome
+    message: str = ""
+    attempts: int = 0
+    nominated_node: str | None = None
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {
+            "namespace": self.namespace,
+            "name": self.name,
+            "schedulerName": self.scheduler_name,
+            "node": self.node,
+            "status": self.status,
+            "message": self.message,
+            "attempts": self.attempts,
+            "nominatedNode": self.nominated_node,
+        }
+
+
+@dataclass(frozen=True)
+class NodeAllocation:
+    name: str
+    allocatable: dict[str, int]
+    requested: dict[str, int]
+    pods: int
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "allocatable": self.allocatable,
+            "requested": self.requested,
+            "pods": self.pods,
+        }
+
+
+@dataclass
+class SimulationResult:
+    pods: list[PodResult]
+    nodes: list[NodeAllocation]
+    virtual_seconds: float
+    seed: int
+    attempts: int
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+    left_out: list[tuple[str, str]] = field(default_factory=list)
+
+    def count(self, status: PodOutcome) -> int:
+        return sum(1 for p in self.pods if p.status == status)
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        return {
+            "pods": len(self.pods),
+            "bound": self.count("Bound"),
+            "unschedulable": self.count("Unschedulable"),
+            "waiting": self.count("Waiting"),
+            "pending": self.count("Pending"),
+            "nodes": len(self.nodes),
+            "virtualSeconds": round(self.virtual_seconds, 3),
+            "seed": self.seed,
+            "attempts": self.attempts,
+        }
+
+    def pod(self, name: str, namespace: str = "default") -> PodResult:
+        """The result of one pod (KeyError when there is none)."""
+        for p in self.pods:
+            if p.name == name and p.namespace == namespace:
+                return p
+        raise KeyError(f"{namespace}/{name}")
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {
+            "pods": [p.to_json_dict() for p in self.pods],
+            "nodes": [n.to_json_dict() for n in self.nodes],
+            "summary": self.summary,
+            "skipped": self.skipped,
+        }

@@ -1,0 +1,248 @@
+"""Run a simulation: manifests into the memory cluster, every profile's scheduler on
+virtual time, until nothing more can change.
+
+Quiescence: the loop is idle (every task waits on a timer or on another task), the active
+and backoff queues are empty, no binding cycle, status write or controller is busy and no
+pod waits at Permit. Pods left in the unschedulable pool then stay there: every cluster
+change already went through the queueing hints of the plugins that rejected them, so the
+5-minute periodic retry could not change their outcome. With `until`, the run instead goes
+on (retries included) until that much virtual time has passed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import pluggy
+
+from kubesched.api import CPU, MEMORY, PODS, K8sModel, Pod
+from kubesched.clock import VirtualClock, VirtualTimeLoop
+from kubesched.cluster.memory import MemoryCluster, default_kinds
+from kubesched.config import PluginCatalog, ResolvedConfig, load_config, resolve
+from kubesched.runtime import PluginRegistry, hookimpl, make_plugin_manager
+from kubesched.scheduler import Scheduler
+from kubesched.simulate._manifests import load_manifests
+from kubesched.simulate._results import NodeAllocation, PodOutcome, PodResult, SimulationResult
+
+__all__ = ["Progress", "Simulation", "simulate"]
+
+Progress = Callable[[int, int], None]
+"""progress(decided_pods, total_pods), called as pods are bound or found unschedulable."""
+
+
+@dataclass
+class _Observer:
+    """A hook implementation that reports progress while the simulation runs."""
+
+    total: int
+    progress: Progress
+    decided: set[str]
+
+    @hookimpl
+    def kubesched_pod_scheduled(self, pod: Pod, node_name: str, profile: str) -> None:
+        self.decided.add(pod.metadata.uid)
+        self.progress(len(self.decided), self.total)
+
+    @hookimpl
+    def kubesched_attempt_failed(self, pod: Pod, profile: str, code: str, message: str) -> None:
+        self.decided.add(pod.metadata.uid)
+        self.progress(len(self.decided), self.total)
+
+
+class Simulation:
+    """One simulated cluster and its scheduler, built from manifests and a config."""
+
+    def __init__(
+        self,
+        objects: Sequence[K8sModel],
+        config: ResolvedConfig,
+        registry: PluginRegistry,
+        *,
+        seed: int = 0,
+        until: float | None = None,
+        progress: Progress | None = None,
+        hooks: pluggy.PluginManager | None = None,
+    ) -> None:
+        self.objects = list(objects)
+        self.config = config
+        self.registry = registry
+        self.seed = seed
+        self.until = until
+        self.progress = progress
+        self.clock = VirtualClock()
+        self.loop = VirtualTimeLoop(self.clock)
+        self.pm = hooks if hooks is not None else make_plugin_manager()
+        self.cluster = MemoryCluster(default_kinds(self.pm), self.clock, uid_seed=seed)
+        self.scheduler: Scheduler | None = None
+        self._finished: asyncio.Future[None] | None = None
+
+    def run(self) -> SimulationResult:
+        try:
+            return self.loop.run_until_complete(self._main())
+        finally:
+            self.loop.close()
+
+    async def _main(self) -> SimulationResult:
+        loop = asyncio.get_running_loop()
+        for obj in self.objects:
+            await self.cluster.create(obj)
+        pods = sum(1 for o in self.objects if isinstance(o, Pod) and not o.spec.node_name)
+        if self.progress is not None:
+            self.pm.register(_Observer(pods, self.progress, set()))
+        for controllers in self.pm.hook.kubesched_cluster_controllers(cluster=self.cluster):
+            for c in controllers:
+                self.cluster.add_controller(c)
+        sched = Scheduler(
+            self.cluster,
+            self.config,
+            self.registry.plugins,
+            clock=self.clock,
+            seed=self.seed,
+            hooks=self.pm,
+        )
+        self.scheduler = sched
+        sched.start_watching()
+        self.cluster.start_controllers()
+        self._finished = loop.create_future()
+        self.loop.set_idle_callback(self._on_idle)
+        runner = loop.create_task(sched.run())
+        try:
+            await self._finished
+        finally:
+            self.loop.set_idle_callback(None)
+            sched.stop()
+            runner.cancel()
+            for task in asyncio.all_tasks(loop):
+                if task is not asyncio.current_task():
+                    task.cancel()
+            await asyncio.gather(runner, return_exceptions=True)
+        return self._result(sched)
+
+    def _quiescent(self) -> bool:
+        sched = self.scheduler
+        if sched is None:
+            return False
+        return (
+            sched.queue.is_idle()
+            and not sched.busy
+            and sched.waiting_pod_count() == 0
+            and not self.cluster.busy()
+        )
+
+    def _on_idle(self, next_timer: float | None) -> None:
+        if self._finished is None or self._finished.done():
+            return
+        if self.until is not None:
+            if next_timer is None or next_timer > self.until:
+                self.clock.advance_to(self.until)
+                self._finished.set_result(None)
+            return
+        if next_timer is None or self._quiescent():
+            self._finished.set_result(None)
+
+    # -- results ------------------------------------------------------------------------
+    def _result(self, sched: Scheduler) -> SimulationResult:
+        pods: list[PodResult] = []
+        for pod in self.cluster.list("Pod"):
+            pods.append(self._pod_result(sched, pod))
+        pods.sort(key=lambda p: (p.namespace, p.name))
+        nodes = []
+        infos = sched.cache.dump()
+        for name in sorted(infos):
+            info = infos[name]
+            if info.node is None:
+                continue
+            keys = [CPU, MEMORY, PODS, *sorted(info.allocatable.scalar)]
+            nodes.append(
+                NodeAllocation(
+                    name,
+                    {k: info.allocatable.get(k) for k in keys},
+                    {k: (len(info.pods) if k == PODS else info.requested.get(k)) for k in keys},
+                    len(info.pods),
+                )
+            )
+        return SimulationResult(
+            pods=pods,
+            nodes=nodes,
+            virtual_seconds=self.clock.now(),
+            seed=self.seed,
+            attempts=sum(r.attempts for r in sched.records.values()),
+        )
+
+    def _pod_result(self, sched: Scheduler, pod: Pod) -> PodResult:
+        meta = pod.metadata
+        record = sched.records.get(meta.uid)
+        attempts = record.attempts if record is not None else 0
+        nominated = pod.status.nominated_node_name or None
+        status: PodOutcome
+        node: str | None = None
+        message = ""
+        fwk = sched.framework_for_pod(pod)
+        if pod.spec.node_name:
+            status, node = "Bound", pod.spec.node_name
+        elif fwk is None:
+            status = "Pending"
+            message = (
+                f'no profile for schedulerName "{pod.spec.scheduler_name}": '
+                f"pod left to another scheduler"
+            )
+        elif fwk.get_waiting_pod(meta.uid) is not None:
+            status = "Waiting"
+            wp = fwk.get_waiting_pod(meta.uid)
+            pending = ", ".join(wp.get_pending_plugins()) if wp else ""
+            message = f"waiting at Permit for: {pending}"
+        else:
+            cond = pod.status.condition("PodScheduled")
+            gate = fwk.run_pre_enqueue_plugins(pod)
+            if not gate.is_success:
+                status, message = "Pending", gate.message()
+            elif cond is not None and cond.status == "False":
+                status, message = "Unschedulable", cond.message
+            else:
+                status, message = "Pending", "not attempted yet"
+        return PodResult(
+            namespace=meta.namespace or "default",
+            name=meta.name,
+            scheduler_name=pod.spec.scheduler_name,
+            node=node,
+            status=status,
+            message=message,
+            attempts=attempts,
+            nominated_node=nominated,
+        )
+
+
+def simulate(
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    config: str | os.PathLike[str] | None = None,
+    seed: int = 0,
+    until: float | None = None,
+    progress: Progress | None = None,
+) -> SimulationResult:
+    """Load manifests and a config, simulate, and return where every pod went."""
+    pm = make_plugin_manager()
+    registry = PluginRegistry.discover()
+    catalog = PluginCatalog(registry.plugins, registry.broken, registry.providers())
+    source = os.fspath(config) if config is not None else None
+    resolved = resolve(load_config(config), catalog, source)
+    loaded = load_manifests(paths, default_kinds(pm))
+    sim = Simulation(
+        loaded.objects, resolved, registry, seed=seed, until=until, progress=progress, hooks=pm
+    )
+    result = sim.run()
+    result.skipped = [
+        {
+            "file": s.file,
+            "document": s.document,
+            "apiVersion": s.api_version,
+            "kind": s.kind,
+            "reason": s.reason,
+        }
+        for s in loaded.skipped
+    ]
+    result.left_out = list(resolved.profiles[0].left_out) if resolved.profiles else []
+    return result

@@ -1,0 +1,47 @@
+"""NodeName honours a pod's `spec.nodeName` when the scheduler is asked to place it anyway.
+
+Upstream: pkg/scheduler/framework/plugins/nodename/node_name.go.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Final
+
+from kubesched.api import Pod
+from kubesched.framework import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    CycleState,
+    EnqueueExtensions,
+    EventResource,
+    FilterPlugin,
+    NodeInfo,
+    Status,
+)
+from kubesched_builtin.names import NODE_NAME
+
+__all__ = ["ERR_REASON", "NodeName", "fits"]
+
+ERR_REASON: Final = "node(s) didn't match the requested node name"
+
+
+def fits(pod: Pod, node_info: NodeInfo) -> bool:
+    """Whether the pod names no node, or names this one."""
+    return not pod.spec.node_name or pod.spec.node_name == node_info.name
+
+
+class NodeName(FilterPlugin, EnqueueExtensions):
+    """Filter: UnschedulableAndUnresolvable on every node but the one the pod names."""
+
+    name: ClassVar[str] = NODE_NAME
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        if fits(pod, node_info):
+            return None
+        return Status.unresolvable(ERR_REASON)
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        # upstream (queueing hints on): only a new node can be the named one; no hint
+        # function, so every such event queues the pod.
+        return [ClusterEventWithHint(ClusterEvent(EventResource.Node, ActionType.Add))]

@@ -1,0 +1,116 @@
+"""Whether a node has room for a pod's requests: the check behind NodeResourcesFit's Filter.
+
+Upstream: pkg/scheduler/framework/plugins/noderesources/fit.go (fitsRequest). A resource is
+short when the pod requests more than the node has left (allocatable minus what its pods
+request); every short resource is reported, the pod count first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Set
+from dataclasses import dataclass
+
+from kubesched.api import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Pod
+from kubesched.framework import NodeInfo, PodInfo, Resource
+
+__all__ = [
+    "REASON_TOO_MANY_PODS",
+    "InsufficientResource",
+    "checked_scalar_requests",
+    "fits",
+    "fits_request",
+    "insufficient_reason",
+    "is_extended_resource_name",
+]
+
+REASON_TOO_MANY_PODS = "Too many pods"
+
+
+def insufficient_reason(resource: str) -> str:
+    return f"Insufficient {resource}"
+
+
+@dataclass(frozen=True)
+class InsufficientResource:
+    """One resource the node lacks for the pod, with the numbers that show it."""
+
+    resource_name: str
+    reason: str
+    requested: int
+    used: int
+    capacity: int
+
+
+def is_extended_resource_name(name: str) -> bool:
+    """An extended resource: domain-prefixed and outside `kubernetes.io` (upstream
+    v1helper.IsExtendedResourceName). Only these can be ignored through the args."""
+    if "/" not in name or "kubernetes.io/" in name:
+        return False
+    return not name.startswith("requests.")
+
+
+def checked_scalar_requests(
+    pod_request: Resource, ignored_resources: Set[str], ignored_groups: Set[str]
+) -> list[tuple[str, int]]:
+    """The pod's non-zero scalar requests that Filter checks, ignored extended ones left out."""
+    checked: list[tuple[str, int]] = []
+    for name, quantity in pod_request.scalar.items():
+        if quantity == 0:
+            continue
+        if is_extended_resource_name(name) and (
+            name in ignored_resources or name.split("/", 1)[0] in ignored_groups
+        ):
+            continue
+        checked.append((name, quantity))
+    return checked
+
+
+def fits_request(
+    pod_request: Resource,
+    node_info: NodeInfo,
+    ignored_resources: Set[str] = frozenset(),
+    ignored_groups: Set[str] = frozenset(),
+) -> list[InsufficientResource]:
+    """Every resource the node is short of for `pod_request`; empty when the pod fits."""
+    short: list[InsufficientResource] = []
+    alloc, used = node_info.allocatable, node_info.requested
+    pod_count = len(node_info.pods)
+    if pod_count + 1 > alloc.allowed_pod_number:
+        short.append(
+            InsufficientResource(PODS, REASON_TOO_MANY_PODS, 1, pod_count, alloc.allowed_pod_number)
+        )
+    if not (
+        pod_request.milli_cpu
+        or pod_request.memory
+        or pod_request.ephemeral_storage
+        or pod_request.scalar
+    ):
+        return short
+    basics = (
+        (CPU, pod_request.milli_cpu, used.milli_cpu, alloc.milli_cpu),
+        (MEMORY, pod_request.memory, used.memory, alloc.memory),
+        (
+            EPHEMERAL_STORAGE,
+            pod_request.ephemeral_storage,
+            used.ephemeral_storage,
+            alloc.ephemeral_storage,
+        ),
+    )
+    for name, requested, in_use, capacity in basics:
+        if requested > 0 and requested > capacity - in_use:
+            short.append(
+                InsufficientResource(name, insufficient_reason(name), requested, in_use, capacity)
+            )
+    for name, requested in checked_scalar_requests(pod_request, ignored_resources, ignored_groups):
+        in_use = used.scalar.get(name, 0)
+        capacity = alloc.scalar.get(name, 0)
+        if requested > capacity - in_use:
+            short.append(
+                InsufficientResource(name, insufficient_reason(name), requested, in_use, capacity)
+            )
+    return short
+
+
+def fits(pod: Pod, node_info: NodeInfo) -> list[InsufficientResource]:
+    """`fits_request` for a whole pod, nothing ignored (upstream Fits)."""
+    return fits_request(PodInfo(pod).requests, node_info)

@@ -1,0 +1,5 @@
+"""PrioritySort: the default QueueSort plugin."""
+
+from kubesched_builtin.queuesort.plugin import PrioritySort
+
+__all__ = ["PrioritySort"]
