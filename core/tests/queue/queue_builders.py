@@ -170,11 +170,6 @@ def fail(
     """Report a failed attempt the way the scheduler does (rejection or, with no plugins, error)."""
     pinfo.unschedulable_plugins = set(unschedulable)
     pinfo.pending_plugins = set(pending)
-    if unschedulable or pending:
-        pinfo.unschedulable_count += 1
-        pinfo.consecutive_errors_count = 0
-    else:
-        pinfo.consecutive_errors_count += 1
     queue.add_unschedulable_if_not_present(pinfo, queue.scheduling_cycle)
 
 

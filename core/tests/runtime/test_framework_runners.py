@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 
@@ -33,9 +33,8 @@ from kubesched.framework import (
     ScorePlugin,
     Status,
 )
-from kubesched.testing import make_node, make_pod
-
 from kubesched.runtime import Framework
+from kubesched.testing import make_node, make_pod
 
 FrameworkFactory = Callable[..., Framework]
 
@@ -56,7 +55,10 @@ def node(name: str = "n1") -> NodeInfo:
 
 
 def pre_filter_plugin(
-    name: str, status: Status | None = None, nodes: Sequence[str] | None = None, raises: bool = False
+    name: str,
+    status: Status | None = None,
+    nodes: Sequence[str] | None = None,
+    raises: bool = False,
 ) -> type[PreFilterPlugin]:
     class P(PreFilterPlugin):
         def pre_filter(
@@ -444,7 +446,9 @@ def test_unreserve_exception_does_not_escape(make_framework: FrameworkFactory) -
 
 def permit_plugin(name: str, status: Status | None, timeout: float = 0.0) -> type[PermitPlugin]:
     class P(PermitPlugin):
-        def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status | None, float]:
+        def permit(
+            self, state: CycleState, pod: Pod, node_name: str
+        ) -> tuple[Status | None, float]:
             CALLS.append(f"{name}.permit")
             return status, timeout
 
@@ -573,7 +577,9 @@ def test_bind_skip_falls_through_and_first_success_stops(
 
 
 def test_no_binder_binding_is_a_failure(make_framework: FrameworkFactory) -> None:
-    fwk = make_framework({"Bind": [bind_plugin("S1", Status.skip()), bind_plugin("S2", Status.skip())]})
+    fwk = make_framework(
+        {"Bind": [bind_plugin("S1", Status.skip()), bind_plugin("S2", Status.skip())]}
+    )
     status = run(fwk.run_bind_plugins(CycleState(), pod(), "n1"))
     assert status.code is Code.Skip
     assert not status.is_success
@@ -598,5 +604,3 @@ def test_post_bind_runs_in_order(make_framework: FrameworkFactory) -> None:
     fwk = make_framework({"PostBind": [post_bind("A"), post_bind("B")]})
     run(fwk.run_post_bind_plugins(CycleState(), pod(), "n1"))
     assert CALLS == ["A.post_bind", "B.post_bind"]
-
-

@@ -36,7 +36,9 @@ def scores(
     *,
     pre_score: bool = True,
 ) -> list[tuple[str, int]]:
-    """(node name, score) for each node, after PreScore unless `pre_score` is False."""
+    """(node name, score) for each node, after PreScore unless `pre_score` is False.
+
+    Also checks that the vectorized Score gives the same scores."""
     infos = node_infos(nodes, existing)
     snapshot = Snapshot(infos)
     state = CycleState()
@@ -47,4 +49,6 @@ def scores(
         score, status = plugin.score(state, pod, info)
         assert is_success(status)
         out.append((info.name, score))
+    vectorized = plugin.score_vectorized(state, pod, snapshot.columns)
+    assert vectorized.tolist() == [s for _, s in out], "vectorized Score disagrees"
     return out

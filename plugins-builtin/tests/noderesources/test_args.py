@@ -77,7 +77,8 @@ INVALID = [
                 "resources": [{"name": "memory", "weight": -1}, {"name": "cpu", "weight": 1}],
             }
         },
-        "scoringStrategy.resources[0].weight: Invalid value: -1: resource weight of memory not in valid range (0, 100]",
+        "scoringStrategy.resources[0].weight: Invalid value: -1: "
+        "resource weight of memory not in valid range (0, 100]",
     ),
     (
         "weight above MaxNodeScore",
@@ -87,7 +88,8 @@ INVALID = [
                 "resources": [{"name": "memory", "weight": 1}, {"name": "cpu", "weight": 101}],
             }
         },
-        "scoringStrategy.resources[1].weight: Invalid value: 101: resource weight of cpu not in valid range (0, 100]",
+        "scoringStrategy.resources[1].weight: Invalid value: 101: "
+        "resource weight of cpu not in valid range (0, 100]",
     ),
     (
         "unsupported type",
@@ -102,7 +104,8 @@ INVALID = [
     (
         "RequestedToCapacityRatio without its parameters",
         {"scoringStrategy": {"type": "RequestedToCapacityRatio"}},
-        "scoringStrategy.requestedToCapacityRatio: Required value: must be specified when type is RequestedToCapacityRatio",
+        "scoringStrategy.requestedToCapacityRatio: Required value: "
+        "must be specified when type is RequestedToCapacityRatio",
     ),
     (
         "empty shape",
@@ -116,7 +119,8 @@ INVALID = [
                 [{"utilization": 10, "score": 1}, {"utilization": 10, "score": 2}]
             )
         },
-        "scoringStrategy.shape[1].utilization: Invalid value: 10: values must be sorted in increasing order",
+        "scoringStrategy.shape[1].utilization: Invalid value: 10: "
+        "values must be sorted in increasing order",
     ),
     (
         "utilization out of range",
@@ -131,12 +135,14 @@ INVALID = [
     (
         "resource group with a slash",
         {"ignoredResourceGroups": ["example.com/aa"]},
-        "ignoredResourceGroups[0]: Invalid value: \"example.com/aa\": resource group name can't contain '/'",
+        'ignoredResourceGroups[0]: Invalid value: "example.com/aa": '
+        "resource group name can't contain '/'",
     ),
     (
         "ignored resource that is not a qualified name",
         {"ignoredResources": ["example.com/aaa/bbb"]},
-        'ignoredResources[0]: Invalid value: "example.com/aaa/bbb": a qualified name must consist of',
+        'ignoredResources[0]: Invalid value: "example.com/aaa/bbb": '
+        "a qualified name must consist of",
     ),
     (
         "ignored resource with a bad name part",

@@ -11,7 +11,7 @@ from builders import PodBuilder, make_node, make_pod, node_info
 from fit_helpers import fit_plugin
 
 from kubesched.api import Pod
-from kubesched.framework import Code, CycleState, NodeInfo, PodInfo, Status
+from kubesched.framework import Code, CycleState, NodeInfo, PodInfo, Snapshot, Status
 from kubesched_builtin.noderesources import (
     PRE_FILTER_STATE_KEY,
     InsufficientResource,
@@ -292,6 +292,7 @@ def test_enough_requests(
 
     got = plugin.filter(state, the_pod, info)
     assert got == (Status.unschedulable(*(r.reason for r in want)) if want else None)
+    assert plugin.filter_vectorized(state, the_pod, Snapshot([info]).columns).tolist() == [not want]
 
     short = fits_request(
         PodInfo(the_pod).requests,
@@ -326,7 +327,7 @@ NOT_ENOUGH_CASES = [
         res(5, 19),
     ),
     (
-        "even for equal edge case, fails when there's no space for another pod due to init container",
+        "even for equal edge case, fails when there's no space for another pod (init container)",
         pod(res(5, 1), init=(res(5, 1),)),
         res(5, 19),
     ),

@@ -244,6 +244,54 @@ def test_fit_score(
     assert got == [("node1", want[0]), ("node2", want[1])]
 
 
+EDGE_CASES = [
+    (
+        "a resource scoring 0 on the curve does not count toward the weights",
+        [("cpu", 1), ("example.com/gpu", 1)],
+        PACK,
+        make_pod().req({"example.com/gpu": "2"}).obj(),
+        make_node("n").alloc({"cpu": "100", "memory": "1Gi", "example.com/gpu": "4"}).obj(),
+        50,
+    ),
+    (
+        "over-committed resources sit at 100% utilization",
+        [("cpu", 1)],
+        [
+            {"utilization": 0, "score": 0},
+            {"utilization": 99, "score": 10},
+            {"utilization": 100, "score": 2},
+        ],
+        make_pod().req(cpu="2").obj(),
+        make_node("n").alloc(cpu="1", memory="1Gi").obj(),
+        20,
+    ),
+    (
+        "rounding is half up",
+        [("cpu", 1), ("memory", 1)],
+        PACK,
+        make_pod().req(cpu="240m", memory="1").obj(),  # (24 + 1) / 2 = 12.5
+        make_node("n").alloc(cpu="1", memory="100").obj(),
+        13,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "resources", "shape", "pod", "node", "want"),
+    EDGE_CASES,
+    ids=[c[0] for c in EDGE_CASES],
+)
+def test_requested_to_capacity_ratio_edges(
+    name: str,
+    resources: list[tuple[str, int]],
+    shape: list[dict[str, int]],
+    pod: Pod,
+    node: Node,
+    want: int,
+) -> None:
+    assert scores(fit_plugin(_rtcr(resources, shape)), pod, [node]) == [("n", want)]
+
+
 def test_default_args_score_least_allocated() -> None:
     got = scores(fit_plugin(), FIT_SCORE_CASES[3][1], FIT_SCORE_NODES, FIT_SCORE_EXISTING)
     assert got == [("node1", 32), ("node2", 63)]

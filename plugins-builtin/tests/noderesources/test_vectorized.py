@@ -12,24 +12,35 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kubesched.framework import CycleState, NodeInfo, PodInfo, Snapshot
-from kubesched_builtin.noderesources import PRE_SCORE_STATE_KEY
+from kubesched_builtin.noderesources import PRE_SCORE_STATE_KEY, UtilizationShapePoint
+from kubesched_builtin.noderesources.resource_allocation import (
+    broken_linear_function,
+    scaled_shape,
+)
+from kubesched_builtin.noderesources.vectorized import _curve
 
 SCALARS = ["example.com/gpu", "example.com/fpga", "hugepages-2Mi", "kubernetes.io/dev"]
 SCORED = ["cpu", "memory", "ephemeral-storage", "pods", *SCALARS]
 
-# amounts drawn around the non-zero defaults (100m CPU, 200Mi memory) so caps, equality and
-# over-commit all happen
-_AMOUNTS: dict[str, st.SearchStrategy[str]] = {
-    "cpu": st.integers(0, 2000).map(lambda m: f"{m}m"),
-    "memory": st.integers(0, 2 * 1024**3).map(str) | st.sampled_from(["0", "200Mi", "1Gi"]),
+# Pod amounts around the non-zero defaults (100m CPU, 200Mi memory), node amounts a few
+# times larger, so free room, exact fits, caps and over-commit all happen.
+_POD_AMOUNTS: dict[str, st.SearchStrategy[str]] = {
+    "cpu": st.integers(0, 1000).map(lambda m: f"{m}m"),
+    "memory": st.integers(0, 1024**3).map(str) | st.sampled_from(["0", "200Mi", "1Gi"]),
     "ephemeral-storage": st.integers(0, 50).map(str),
     **{name: st.integers(0, 8).map(str) for name in SCALARS},
+}
+_NODE_AMOUNTS: dict[str, st.SearchStrategy[str]] = {
+    "cpu": st.integers(0, 8000).map(lambda m: f"{m}m"),
+    "memory": st.integers(0, 8 * 1024**3).map(str) | st.sampled_from(["0", "400Mi", "4Gi"]),
+    "ephemeral-storage": st.integers(0, 200).map(str),
+    **{name: st.integers(0, 32).map(str) for name in SCALARS},
 }
 
 
 def _requests() -> st.SearchStrategy[dict[str, str]]:
     """Some of the resources, each with a random amount (an empty dict: requests nothing)."""
-    return st.fixed_dictionaries({}, optional=_AMOUNTS)
+    return st.fixed_dictionaries({}, optional=_POD_AMOUNTS)
 
 
 @st.composite
@@ -48,7 +59,7 @@ def pods(draw: st.DrawFn, name: str) -> PodBuilder:
 @st.composite
 def node_infos(draw: st.DrawFn) -> NodeInfo:
     name = draw(st.text("abcdefgh", min_size=1, max_size=6))
-    alloc = draw(st.fixed_dictionaries({}, optional=_AMOUNTS))
+    alloc = draw(st.fixed_dictionaries({}, optional=_NODE_AMOUNTS))
     if draw(st.booleans()):
         alloc["pods"] = str(draw(st.integers(0, 4)))
     node = make_node(name).alloc(alloc).obj()
@@ -60,15 +71,20 @@ def node_infos(draw: st.DrawFn) -> NodeInfo:
 
 
 @st.composite
+def shapes(draw: st.DrawFn) -> list[dict[str, int]]:
+    xs = draw(st.lists(st.integers(0, 100), min_size=1, max_size=4, unique=True))
+    return [{"utilization": x, "score": draw(st.integers(0, 10))} for x in sorted(xs)]
+
+
+@st.composite
 def fit_args(draw: st.DrawFn) -> dict[str, Any]:
     kind = draw(st.sampled_from(["LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"]))
     names = draw(st.lists(st.sampled_from(SCORED), min_size=1, max_size=5, unique=True))
-    resources = [{"name": n, "weight": draw(st.integers(1, 100))} for n in names]
+    weights = st.integers(1, 3) | st.integers(1, 100)
+    resources = [{"name": n, "weight": draw(weights)} for n in names]
     strategy: dict[str, Any] = {"type": kind, "resources": resources}
     if kind == "RequestedToCapacityRatio":
-        xs = draw(st.lists(st.integers(0, 100), min_size=1, max_size=4, unique=True))
-        shape = [{"utilization": x, "score": draw(st.integers(0, 10))} for x in sorted(xs)]
-        strategy["requestedToCapacityRatio"] = {"shape": shape}
+        strategy["requestedToCapacityRatio"] = {"shape": draw(shapes())}
     return {
         "scoringStrategy": strategy,
         "ignoredResources": draw(st.lists(st.sampled_from(SCALARS[:2]), max_size=1)),
@@ -106,6 +122,15 @@ def test_vectorized_forms_equal_per_node_forms(
     assert vector_score.dtype == np.int64
     assert vector_score.tolist() == per_node_score
     assert all(0 <= s <= 100 for s in per_node_score)
+
+
+@settings(max_examples=200, deadline=None)
+@given(shape=shapes())
+def test_vectorized_curve_equals_broken_linear_function(shape: list[dict[str, int]]) -> None:
+    points = scaled_shape([UtilizationShapePoint.model_validate(p) for p in shape])
+    utilizations = np.arange(-10, 111, dtype=np.int64)
+    f = broken_linear_function(points)
+    assert _curve(points, utilizations).tolist() == [f(int(u)) for u in utilizations]
 
 
 def test_vectorized_forms_on_upstream_example() -> None:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
+from kubesched.config import parse_duration as go_duration_seconds
+
 __all__ = ["bar", "format_amount", "parse_duration"]
 
 _BINARY = (("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10))
@@ -31,33 +35,19 @@ def bar(used: int, total: int, width: int = 12) -> str:
     return "█" * filled + "░" * (width - filled) + ("!" if frac > 1 else "")
 
 
-_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+_PLAIN_NUMBER = re.compile(r"\d+(\.\d+)?")
 
 
 def parse_duration(text: str) -> float:
-    """Seconds from `90`, `90s`, `10m`, `1h30m`, `250ms` (Go-style durations)."""
+    """Seconds from `90`, `90s`, `10m`, `1h30m`, `250ms` (a Go duration or plain seconds,
+    not negative)."""
     s = text.strip()
-    if not s:
-        raise ValueError("empty duration")
-    try:
+    invalid = f"duration {text!r} is not valid: expected e.g. 90s, 10m, 1h30m"
+    if _PLAIN_NUMBER.fullmatch(s):
         return float(s)
+    if not s or s.startswith(("-", "+")):
+        raise ValueError(invalid)
+    try:
+        return go_duration_seconds(s)
     except ValueError:
-        pass
-    total = 0.0
-    number = ""
-    i = 0
-    while i < len(s):
-        ch = s[i]
-        if ch.isdigit() or ch == ".":
-            number += ch
-            i += 1
-            continue
-        unit = "ms" if s.startswith("ms", i) else ch
-        if unit not in _UNITS or not number:
-            raise ValueError(f"duration {text!r} is not valid: expected e.g. 90s, 10m, 1h30m")
-        total += float(number) * _UNITS[unit]
-        number = ""
-        i += len(unit)
-    if number:
-        raise ValueError(f"duration {text!r} is not valid: a number needs a unit (s, m, h)")
-    return total
+        raise ValueError(invalid) from None

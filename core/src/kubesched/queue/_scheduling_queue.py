@@ -228,8 +228,9 @@ class SchedulingQueue:
     def add_unschedulable_if_not_present(self, pinfo: QueuedPodInfo, scheduling_cycle: int) -> None:
         """Requeue a pod whose attempt failed.
 
-        The caller has set `unschedulable_plugins` / `pending_plugins` and incremented
-        `unschedulable_count` (rejection) or `consecutive_errors_count` (error). The events
+        The caller has set `unschedulable_plugins` / `pending_plugins`; a pod with rejector
+        plugins counts one more rejection (`unschedulable_count`, errors reset), one without
+        counts one more error (`consecutive_errors_count`), as upstream v1.34. The events
         seen while the pod was in flight decide where it goes (no rejectors -> backoff; an
         event a rejector's hint accepts -> backoff or active; otherwise the pool). Must be
         called before `done` for the pod (it calls `done` itself); a pod not in flight goes
@@ -246,6 +247,11 @@ class SchedulingQueue:
                     scheduling_cycle,
                 )
                 return
+            if pinfo.unschedulable_plugins or pinfo.pending_plugins:
+                pinfo.unschedulable_count += 1
+                pinfo.consecutive_errors_count = 0
+            else:  # no rejector: an unexpected error (a network issue, a plugin error ...)
+                pinfo.consecutive_errors_count += 1
             pinfo.timestamp = self._clock.now()
             self._requeue(pinfo, self._in_flight_strategy(pinfo), _ATTEMPT_FAILURE)
         finally:

@@ -79,8 +79,9 @@ class SchedulingAlgorithm:
             return ScheduleResult(feasible[0].name, 1 + len(diagnosis.node_to_status), 1)
         scores = self.prioritize_nodes(fwk, state, pod, feasible)
         host = self.select_host(scores)
-        return ScheduleResult(host, len(feasible) + len(diagnosis.node_to_status), len(feasible),
-                              scores)
+        return ScheduleResult(
+            host, len(feasible) + len(diagnosis.node_to_status), len(feasible), scores
+        )
 
     # -- filtering ----------------------------------------------------------------------
     def find_nodes_that_fit_pod(
@@ -119,9 +120,7 @@ class SchedulingAlgorithm:
         finally:
             # always advance the round-robin start, even when a plugin failed
             processed = len(feasible) + len(diagnosis.node_to_status)
-            self.next_start_node_index = (self.next_start_node_index + processed) % len(
-                all_nodes
-            )
+            self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
         return feasible, diagnosis
 
     def _evaluate_nominated_node(

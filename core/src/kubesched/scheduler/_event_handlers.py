@@ -72,6 +72,7 @@ class EventHandlers:
 
     # -- nodes --------------------------------------------------------------------------
     def on_node(self, ev: WatchEvent) -> None:
+        self._sched.cluster_changes += 1
         cache, queue = self._sched.cache, self._sched.queue
         if ev.type == "ADDED":
             cache.add_node(ev.obj)
@@ -88,6 +89,7 @@ class EventHandlers:
 
     # -- pods ---------------------------------------------------------------------------
     def on_pod(self, ev: WatchEvent) -> None:
+        self._sched.cluster_changes += 1
         pod: Pod = ev.obj
         if ev.type == "DELETED" or (ev.type == "MODIFIED" and pod.is_terminal):
             self._pod_deleted(ev.old if ev.type == "MODIFIED" else pod)
@@ -153,6 +155,7 @@ class EventHandlers:
 
     # -- kinds plugin packages registered -----------------------------------------------
     def on_other(self, ev: WatchEvent) -> None:
+        self._sched.cluster_changes += 1
         action = {
             "ADDED": ActionType.Add,
             "MODIFIED": ActionType.UpdateOther,

@@ -67,6 +67,8 @@ class AttemptRecord:
     node: str = ""
     message: str = ""
     nominated_node: str = ""
+    changes_at_start: int = 0
+    """`Scheduler.cluster_changes` when the last attempt began."""
 
 
 @dataclass
@@ -143,6 +145,9 @@ class Scheduler:
         self._binding_tasks: set[asyncio.Task[None]] = set()
         self._side_tasks: set[asyncio.Task[None]] = set()
         self._stopped = False
+        self.cluster_changes = 0
+        """How many cluster events the handlers have seen (tells a simulation whether a
+        retry could have a different outcome)."""
 
     # -- lifecycle ----------------------------------------------------------------------
     def start_watching(self) -> None:
@@ -194,6 +199,7 @@ class Scheduler:
             return
         record = self.records.setdefault(pod.metadata.uid, AttemptRecord(fwk.profile_name))
         record.attempts += 1
+        record.changes_at_start = self.cluster_changes
         started = time.perf_counter()
         state = CycleState()
         pods_to_activate: dict[str, Pod] = {}
@@ -315,8 +321,9 @@ class Scheduler:
         if pods_to_activate:
             self.queue.activate(list(pods_to_activate.values()))
         if self.hooks is not None:
-            self.hooks.hook.kubesched_pod_scheduled(pod=assumed, node_name=host,
-                                                     profile=fwk.profile_name)
+            self.hooks.hook.kubesched_pod_scheduled(
+                pod=assumed, node_name=host, profile=fwk.profile_name
+            )
 
     def _handle_binding_failure(
         self,
@@ -353,13 +360,7 @@ class Scheduler:
         else:
             qpi.unschedulable_plugins = set()
             qpi.pending_plugins = set()
-        if rejected:
-            qpi.unschedulable_count += 1
-            qpi.consecutive_errors_count = 0
-            self.stats.attempts["unschedulable"] += 1
-        else:
-            qpi.consecutive_errors_count += 1
-            self.stats.attempts["error"] += 1
+        self.stats.attempts["unschedulable" if rejected else "error"] += 1
 
         current = self.cluster.get("Pod", pod.metadata.name, pod.metadata.namespace)
         if current is None or current.spec.node_name:
@@ -402,5 +403,3 @@ class Scheduler:
     def unknown_profile_pods(self) -> Sequence[Pod]:
         """Unbound pods whose schedulerName matches no profile (not queued, not dropped)."""
         return self.handlers.foreign_pods()
-
-

@@ -1,12 +1,14 @@
 """Run a simulation: manifests into the memory cluster, every profile's scheduler on
 virtual time, until nothing more can change.
 
-Quiescence: the loop is idle (every task waits on a timer or on another task), the active
-and backoff queues are empty, no binding cycle, status write or controller is busy and no
-pod waits at Permit. Pods left in the unschedulable pool then stay there: every cluster
-change already went through the queueing hints of the plugins that rejected them, so the
-5-minute periodic retry could not change their outcome. With `until`, the run instead goes
-on (retries included) until that much virtual time has passed.
+Quiescence: the loop is idle (every task waits on a timer or on another task), no pod is
+active or in flight, no binding cycle, status write or controller is busy, no pod waits at
+Permit, and every pod backing off has already been retried since the cluster last changed.
+Pods left in the unschedulable pool then stay there: every cluster change already went
+through the queueing hints of the plugins that rejected them, so the 5-minute periodic retry
+could not change their outcome. This assumes plugins decide from the cluster and their own
+events, not from how often they were asked. With `until`, the run instead goes on (retries
+included) until that much virtual time has passed.
 """
 
 from __future__ import annotations
@@ -111,26 +113,32 @@ class Simulation:
         runner = loop.create_task(sched.run())
         try:
             await self._finished
+            return self._result(sched)  # before cancelling: waiting pods are still waiting
         finally:
             self.loop.set_idle_callback(None)
             sched.stop()
-            runner.cancel()
             for task in asyncio.all_tasks(loop):
                 if task is not asyncio.current_task():
                     task.cancel()
             await asyncio.gather(runner, return_exceptions=True)
-        return self._result(sched)
 
     def _quiescent(self) -> bool:
         sched = self.scheduler
         if sched is None:
             return False
-        return (
-            sched.queue.is_idle()
-            and not sched.busy
-            and sched.waiting_pod_count() == 0
-            and not self.cluster.busy()
-        )
+        if sched.busy or sched.waiting_pod_count() or self.cluster.busy():
+            return False
+        if sched.queue.is_idle():
+            return True
+        pending = sched.queue.pending_pods()
+        if pending["active"] or sched.queue.in_flight_pods():
+            return False
+        # a retry after backoff is pointless when nothing changed since the last attempt
+        for qpi in pending["backoff"]:
+            record = sched.records.get(qpi.uid)
+            if record is None or record.changes_at_start != sched.cluster_changes:
+                return False
+        return True
 
     def _on_idle(self, next_timer: float | None) -> None:
         if self._finished is None or self._finished.done():

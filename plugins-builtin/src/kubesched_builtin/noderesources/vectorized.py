@@ -125,5 +125,5 @@ def score_columns(
         weight_sum += np.where(counted, spec.weight, 0)
     safe_sum = np.where(weight_sum > 0, weight_sum, 1)
     # RequestedToCapacityRatio rounds (half up) where the other two truncate
-    result = (2 * node_score + safe_sum + 1) // (2 * safe_sum) if rtcr else node_score // safe_sum
+    result = (2 * node_score + safe_sum) // (2 * safe_sum) if rtcr else node_score // safe_sum
     return np.where(weight_sum > 0, result, 0).astype(np.int64)

@@ -1,0 +1,155 @@
+"""Show and keep benchmark results: a rich table for people, JSON for programs, and a
+dated row appended to `benchmarks/RESULTS.md` with `--record`.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from pathlib import Path
+from typing import Final
+
+from rich.console import Console
+from rich.table import Table
+
+from kubesched_bench.runner import BenchmarkResult
+
+__all__ = [
+    "COLUMNS",
+    "MACHINE",
+    "RESULTS_HEADER",
+    "format_row",
+    "record",
+    "render_table",
+    "to_json",
+]
+
+MACHINE: Final = "2 cores"
+"""The machine the numbers in RESULTS.md were taken on (the team's shared sandbox)."""
+
+COLUMNS: Final = (
+    "date",
+    "workload",
+    "nodes / init / pods",
+    "avg pods/s",
+    "p50 pods/s",
+    "p99 pods/s",
+    "attempt p50 ms",
+    "attempt p99 ms",
+    "python",
+    "machine",
+)
+
+RESULTS_HEADER: Final = (
+    """\
+# Benchmark results
+
+Rows are appended by
+
+    python benchmarks/run.py --workload NAME --nodes N --init-pods N --pods N --record
+
+one row per run, dated, with the default profile (no config file) over the plugins
+installed at the time: the profile grows as default plugins land, so compare rows of the
+same period. Nothing here is edited by hand.
+
+Columns:
+
+- **nodes / init / pods**: nodes created, pods scheduled before measuring, measured pods.
+- **avg pods/s**: measured pods / wall-clock seconds from creating the first measured pod
+  to binding the last one (pod creation included, as upstream).
+- **p50 / p99 pods/s**: percentiles of the per-second throughput samples (nearest rank,
+  as upstream's scheduler_perf `throughputCollector`).
+- **attempt p50 / p99 ms**: wall-clock milliseconds of one scheduling cycle (PreFilter to
+  Reserve/Permit), measured phase only.
+- **python**, **machine**: interpreter version and the machine's size.
+
+"""
+    + "| "
+    + " | ".join(COLUMNS)
+    + " |\n"
+    + "|---" * len(COLUMNS)
+    + "|\n"
+)
+
+
+def render_table(result: BenchmarkResult, console: Console | None = None) -> None:
+    """Print one result as a table, with the profile's left-out plugins underneath."""
+    console = console or Console()
+    t, lat = result.throughput, result.latency
+    table = Table(
+        title=(
+            f"{result.workload} {result.nodes}Nodes/{result.init_pods}InitPods/"
+            f"{result.pods}Pods (seed {result.seed})"
+        )
+    )
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    table.add_column("unit")
+    rows: list[tuple[str, str, str]] = [
+        ("SchedulingThroughput Average", f"{t.average:.1f}", "pods/s"),
+        ("SchedulingThroughput Perc50", f"{t.perc50:.1f}", "pods/s"),
+        ("SchedulingThroughput Perc90", f"{t.perc90:.1f}", "pods/s"),
+        ("SchedulingThroughput Perc99", f"{t.perc99:.1f}", "pods/s"),
+        ("throughput samples", str(len(t.samples)), "1 s each"),
+        ("attempt latency p50", f"{lat.p50_ms:.2f}", "ms"),
+        ("attempt latency p90", f"{lat.p90_ms:.2f}", "ms"),
+        ("attempt latency p99", f"{lat.p99_ms:.2f}", "ms"),
+        ("attempt latency max", f"{lat.max_ms:.2f}", "ms"),
+        ("measured wall time", f"{result.wall_seconds:.2f}", "s"),
+        ("  of which creating pods", f"{result.create_seconds:.2f}", "s"),
+        ("init phase wall time", f"{result.init_seconds:.2f}", "s"),
+        ("measured pods bound", f"{result.bound} / {result.pods}", "pods"),
+        (
+            "scheduling attempts",
+            " / ".join(
+                str(result.attempts.get(k, 0)) for k in ("scheduled", "unschedulable", "error")
+            ),
+            "ok / unsched / err",
+        ),
+    ]
+    for row in rows:
+        table.add_row(*row)
+    console.print(table)
+    if result.left_out:
+        console.print(
+            "default plugins not installed (left out of the profile): "
+            + ", ".join(result.left_out),
+            style="dim",
+        )
+
+
+def to_json(result: BenchmarkResult) -> str:
+    return json.dumps(result.as_dict(), indent=2)
+
+
+def format_row(result: BenchmarkResult, date: datetime.date | None = None) -> str:
+    """The RESULTS.md table row for `result`, dated `date` (default today)."""
+    day = (date or datetime.date.today()).isoformat()
+    t, lat = result.throughput, result.latency
+    cells = [
+        day,
+        result.workload,
+        f"{result.nodes} / {result.init_pods} / {result.pods}",
+        f"{t.average:.1f}",
+        f"{t.perc50:.1f}",
+        f"{t.perc99:.1f}",
+        f"{lat.p50_ms:.2f}",
+        f"{lat.p99_ms:.2f}",
+        result.python,
+        MACHINE,
+    ]
+    return "| " + " | ".join(cells) + " |"
+
+
+def record(result: BenchmarkResult, path: Path, date: datetime.date | None = None) -> str:
+    """Append `result`'s row to the results file at `path`, creating it with its header
+    first; returns the row written."""
+    row = format_row(result, date)
+    if not path.exists():
+        path.write_text(RESULTS_HEADER, encoding="utf-8")
+    text = path.read_text(encoding="utf-8")
+    with path.open("a", encoding="utf-8") as f:
+        if text and not text.endswith("\n"):
+            f.write("\n")
+        f.write(row + "\n")
+    return row

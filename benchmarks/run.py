@@ -1,0 +1,94 @@
+"""Run a scheduler_perf-style workload against kubesched and report its throughput.
+
+    python benchmarks/run.py [--workload NAME] [--nodes N] [--init-pods N] [--pods N]
+                             [--seed S] [--json] [--record] [--list]
+
+Sizes default to the workload's first upstream size (SchedulingBasic: 500/500/1000).
+`--record` appends a dated row to benchmarks/RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from kubesched_bench import (  # noqa: E402  (needs the sys.path entry above)
+    WORKLOADS,
+    BenchmarkError,
+    Size,
+    get_workload,
+    record,
+    render_table,
+    run_workload,
+    to_json,
+)
+
+RESULTS = HERE / "RESULTS.md"
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="benchmarks/run.py",
+        description="Measure kubesched's scheduling throughput on a scheduler_perf workload.",
+    )
+    p.add_argument("--workload", default="SchedulingBasic", help="workload name (see --list)")
+    p.add_argument("--nodes", type=int, help="number of nodes")
+    p.add_argument("--init-pods", type=int, help="pods scheduled before measuring")
+    p.add_argument("--pods", type=int, help="measured pods")
+    p.add_argument("--seed", type=int, default=0, help="seed for uids and tie-breaking")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--record", action="store_true", help="append a row to RESULTS.md")
+    p.add_argument("--results-file", type=Path, default=RESULTS, help=argparse.SUPPRESS)
+    p.add_argument("--list", action="store_true", help="list the workloads and exit")
+    return p
+
+
+def _list() -> None:
+    for spec in WORKLOADS.values():
+        sizes = ", ".join(s.label() for s in spec.sizes)
+        print(f"{spec.name}  ({spec.upstream})\n    {spec.description}\n    sizes: {sizes}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.list:
+        _list()
+        return 0
+    try:
+        spec = get_workload(args.workload)
+    except KeyError as e:
+        print(f"error: {e.args[0]}", file=sys.stderr)
+        return 2
+    default = spec.default_size
+    size = Size(
+        nodes=default.nodes if args.nodes is None else args.nodes,
+        init_pods=default.init_pods if args.init_pods is None else args.init_pods,
+        pods=default.pods if args.pods is None else args.pods,
+    )
+    if min(size.nodes, size.init_pods, size.pods) < 0 or size.pods == 0:
+        print("error: counts must be >= 0 and --pods > 0", file=sys.stderr)
+        return 2
+    try:
+        result = run_workload(spec.build(size, args.seed), seed=args.seed)
+    except BenchmarkError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(to_json(result))
+    else:
+        render_table(result)
+    if args.record:
+        row = record(result, args.results_file)
+        if not args.json:
+            print(f"recorded in {args.results_file}:\n{row}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
