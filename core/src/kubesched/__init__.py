@@ -1,19 +1,44 @@
 """kubesched: the Kubernetes Scheduling Framework (KEP-624) in Python.
 
-The package is built in layers, each importing only from the layers before it:
+The package is built in layers, each importing only from the layers before it (a test,
+core/tests/package/test_layers.py, keeps it so):
 
-    api -> framework -> runtime / queue / cache / cluster -> scheduler -> simulate / cli
+    api, clock -> framework, cluster -> runtime, config, queue, cache, cluster.memory
+        -> scheduler -> simulate, testing -> cli
 
 - ``api``: the Kubernetes objects the scheduler reads, resource quantities, selectors.
+- ``clock``: wall and virtual time, and the asyncio loop simulations run on.
 - ``framework``: the plugin API (extension points, Code/Status, CycleState, NodeInfo).
-- ``runtime``, ``queue``, ``cache``, ``cluster``: what runs plugins, holds pods waiting to be
-  scheduled, keeps the scheduler's view of the cluster, and talks to the cluster.
-- ``scheduler``: the scheduling loop and binding cycles.
-- ``simulate``, ``cli``: the embedded simulator and the ``kubesched`` command.
+- ``cluster``: the Cluster interface; ``cluster.memory`` the embedded backend.
+- ``runtime``, ``config``, ``queue``, ``cache``: what runs plugins, reads the
+  KubeSchedulerConfiguration, holds pods waiting to be scheduled, and keeps the scheduler's
+  view of the cluster.
+- ``scheduler``: the scheduling loop, binding cycles and informer handlers.
+- ``simulate``, ``testing``, ``cli``: the simulator, helpers for plugin authors' tests, and
+  the ``kubesched`` command.
 
-Nothing imports upward: a module never imports from a layer listed after its own.
+This module only re-exports the version and the errors kubesched raises on purpose.
 """
+
+from kubesched._errors import (
+    ConfigError,
+    ConflictError,
+    KubeschedError,
+    ManifestError,
+    NotFoundError,
+    PluginLoadError,
+    QuantityError,
+)
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+__all__ = [
+    "ConfigError",
+    "ConflictError",
+    "KubeschedError",
+    "ManifestError",
+    "NotFoundError",
+    "PluginLoadError",
+    "QuantityError",
+    "__version__",
+]

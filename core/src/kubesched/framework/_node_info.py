@@ -96,6 +96,7 @@ class NodeInfo:
         "allocatable",
         "generation",
         "image_states",
+        "name",
         "node",
         "non_zero_requested",
         "pods",
@@ -107,6 +108,8 @@ class NodeInfo:
 
     def __init__(self, node: Node | None = None, pods: Iterable[PodInfo] = ()) -> None:
         self.node: Node | None = None
+        self.name = ""
+        """The node's name ("" while the node object is missing)."""
         self.pods: list[PodInfo] = []
         self.pods_with_affinity: list[PodInfo] = []
         self.pods_with_required_anti_affinity: list[PodInfo] = []
@@ -121,12 +124,9 @@ class NodeInfo:
         for p in pods:
             self.add_pod_info(p)
 
-    @property
-    def name(self) -> str:
-        return self.node.metadata.name if self.node is not None else ""
-
     def set_node(self, node: Node) -> None:
         self.node = node
+        self.name = node.metadata.name
         self.allocatable = Resource.from_mapping(
             {name: resource_units(name, q) for name, q in node.allocatable.items()}
         )
@@ -134,6 +134,7 @@ class NodeInfo:
 
     def remove_node(self) -> None:
         self.node = None
+        self.name = ""
         self.generation = next_generation()
 
     def add_pod_info(self, pod_info: PodInfo) -> None:
@@ -178,6 +179,7 @@ class NodeInfo:
         """A copy whose pod lists and aggregates can change without touching this one."""
         c = NodeInfo.__new__(NodeInfo)
         c.node = self.node
+        c.name = self.name
         c.pods = list(self.pods)
         c.pods_with_affinity = list(self.pods_with_affinity)
         c.pods_with_required_anti_affinity = list(self.pods_with_required_anti_affinity)

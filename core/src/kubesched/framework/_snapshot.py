@@ -59,9 +59,9 @@ class Snapshot:
 
     __slots__ = (
         "_columns",
+        "_with_affinity",
+        "_with_anti_affinity",
         "generation",
-        "have_pods_with_affinity",
-        "have_pods_with_required_anti_affinity",
         "node_info_list",
         "node_info_map",
     )
@@ -69,8 +69,8 @@ class Snapshot:
     def __init__(self, node_infos: Sequence[NodeInfo] = ()) -> None:
         self.node_info_list: list[NodeInfo] = []
         self.node_info_map: dict[str, NodeInfo] = {}
-        self.have_pods_with_affinity: list[NodeInfo] = []
-        self.have_pods_with_required_anti_affinity: list[NodeInfo] = []
+        self._with_affinity: builtins.list[NodeInfo] | None = None
+        self._with_anti_affinity: builtins.list[NodeInfo] | None = None
         self._columns: NodeColumns | None = None
         self.generation = 0  # NodeInfo generation the cache last brought this snapshot up to
         self.set_nodes(node_infos)
@@ -82,12 +82,26 @@ class Snapshot:
         self.refresh_lists()
 
     def refresh_lists(self) -> None:
-        """Recompute the derived lists after node infos changed in place."""
-        self.have_pods_with_affinity = [n for n in self.node_info_list if n.pods_with_affinity]
-        self.have_pods_with_required_anti_affinity = [
-            n for n in self.node_info_list if n.pods_with_required_anti_affinity
-        ]
+        """Forget the derived lists after node infos changed; they are rebuilt on first use."""
+        self._with_affinity = None
+        self._with_anti_affinity = None
         self._columns = None
+
+    @property
+    def have_pods_with_affinity(self) -> builtins.list[NodeInfo]:
+        """Nodes holding at least one pod with (anti-)affinity terms."""
+        if self._with_affinity is None:
+            self._with_affinity = [n for n in self.node_info_list if n.pods_with_affinity]
+        return self._with_affinity
+
+    @property
+    def have_pods_with_required_anti_affinity(self) -> builtins.list[NodeInfo]:
+        """Nodes holding at least one pod with required anti-affinity terms."""
+        if self._with_anti_affinity is None:
+            self._with_anti_affinity = [
+                n for n in self.node_info_list if n.pods_with_required_anti_affinity
+            ]
+        return self._with_anti_affinity
 
     def get(self, name: str) -> NodeInfo | None:
         return self.node_info_map.get(name)

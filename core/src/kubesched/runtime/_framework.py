@@ -336,6 +336,8 @@ class Framework:
     ) -> Status:
         """Filter twice when pods of equal or higher priority are nominated to the node:
         once as if they were there, once without them; both must pass."""
+        if self.nominator is None or not self.nominator.nominated_pods_for_node(node_info.name):
+            return self.run_filter_plugins(state, pod, node_info)
         status = _SUCCESS
         pods_added = False
         for i in range(2):

@@ -183,17 +183,11 @@ class SchedulingAlgorithm:
         return scores
 
     def select_host(self, scores: Sequence[NodePluginScores]) -> str:
-        """The highest total; ties broken uniformly at random (reservoir sampling)."""
-        best = scores[0]
-        ties = 1
-        for s in scores[1:]:
-            if s.total_score > best.total_score:
-                best, ties = s, 1
-            elif s.total_score == best.total_score:
-                ties += 1
-                if self.rng.randrange(ties) == 0:
-                    best = s
-        return best.name
+        """The highest total; ties broken uniformly at random (as upstream's reservoir
+        sampling, with one draw)."""
+        top = max(s.total_score for s in scores)
+        tied = [s for s in scores if s.total_score == top]
+        return tied[0].name if len(tied) == 1 else self.rng.choice(tied).name
 
 
 class StatusError(Exception):

@@ -1,0 +1,139 @@
+"""Plugin discovery through the `kubesched.plugins` entry points."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from kubesched import ConfigError
+from kubesched.config import PluginCatalog, parse_config, resolve
+from kubesched.framework import BindPlugin, FilterPlugin, Plugin, QueueSortPlugin
+from kubesched.runtime import PluginRegistry, _registry
+
+
+class GoodFilter(FilterPlugin):
+    name = "GoodFilter"
+
+
+class NoPoints(Plugin):
+    name = "NoPoints"
+
+
+@dataclass
+class FakeDist:
+    name: str
+    version: str = "1.0"
+
+
+@dataclass
+class FakeEntryPoint:
+    name: str
+    value: str
+    dist: FakeDist | None
+    target: Any = None
+    error: Exception | None = None
+
+    def load(self) -> Any:
+        if self.error is not None:
+            raise self.error
+        return self.target
+
+
+@pytest.fixture
+def discovered(monkeypatch: pytest.MonkeyPatch) -> Any:
+    def install(*eps: FakeEntryPoint) -> PluginRegistry:
+        monkeypatch.setattr(_registry, "entry_points", lambda group: list(eps))
+        return PluginRegistry.discover()
+
+    return install
+
+
+def test_a_good_plugin_is_loaded_with_its_distribution(discovered: Any) -> None:
+    reg = discovered(
+        FakeEntryPoint("GoodFilter", "m:GoodFilter", FakeDist("pkg", "2.1"), GoodFilter)
+    )
+    entry = reg.entries["GoodFilter"]
+    assert entry.ok and entry.plugin is GoodFilter
+    assert (entry.distribution, entry.version, entry.extension_points) == ("pkg", "2.1", ["Filter"])
+    assert reg.plugins == {"GoodFilter": GoodFilter}
+
+
+@pytest.mark.parametrize(
+    ("ep", "error"),
+    [
+        (
+            FakeEntryPoint(
+                "Broken", "m:B", FakeDist("pkg"), error=ImportError("no module named m")
+            ),
+            "ImportError: no module named m",
+        ),
+        (
+            FakeEntryPoint("Other", "m:GoodFilter", FakeDist("pkg"), GoodFilter),
+            'entry point "Other" loads a plugin whose name is "GoodFilter"',
+        ),
+        (
+            FakeEntryPoint("F", "m:f", FakeDist("pkg"), len),
+            "m:f is not a kubesched.framework.Plugin subclass",
+        ),
+        (
+            FakeEntryPoint("NoPoints", "m:N", FakeDist("pkg"), NoPoints),
+            "m:N implements no extension point",
+        ),
+    ],
+)
+def test_bad_entry_points_are_listed_with_their_error(
+    discovered: Any, ep: FakeEntryPoint, error: str
+) -> None:
+    reg = discovered(ep)
+    entry = reg.entries[ep.name]
+    assert not entry.ok
+    assert entry.error == error
+    assert ep.name not in reg.plugins
+    assert reg.broken == {ep.name: error}
+
+
+def test_two_distributions_with_one_name_are_both_named(discovered: Any) -> None:
+    reg = discovered(
+        FakeEntryPoint("GoodFilter", "a:GoodFilter", FakeDist("pkg-a"), GoodFilter),
+        FakeEntryPoint("GoodFilter", "b:GoodFilter", FakeDist("pkg-b"), GoodFilter),
+    )
+    assert reg.broken["GoodFilter"] == (
+        'a plugin named "GoodFilter" is provided by both pkg-a and pkg-b'
+    )
+
+
+def config(*names: str) -> Any:
+    return parse_config(
+        {
+            "apiVersion": "kubescheduler.config.k8s.io/v1",
+            "kind": "KubeSchedulerConfiguration",
+            "profiles": [
+                {
+                    "schedulerName": "s",
+                    "plugins": {"multiPoint": {"enabled": [{"name": n} for n in names]}},
+                }
+            ],
+        }
+    )
+
+
+class Sort(QueueSortPlugin):
+    name = "Sort"
+
+
+class Bind(BindPlugin):
+    name = "Bind"
+
+
+def test_a_broken_plugin_is_fatal_only_when_a_profile_uses_it(discovered: Any) -> None:
+    reg = discovered(FakeEntryPoint("Broken", "m:B", FakeDist("pkg-x"), error=ImportError("boom")))
+    reg.register(Sort)
+    reg.register(Bind)
+    catalog = PluginCatalog(reg.plugins, reg.broken, reg.providers())
+    resolved = resolve(config("Sort", "Bind"), catalog)
+    assert resolved.profiles[0].points["Bind"] == ["Bind"]
+    with pytest.raises(ConfigError) as err:
+        resolve(config("Sort", "Bind", "Broken"), catalog)
+    assert "Broken" in str(err.value) and "boom" in str(err.value)
