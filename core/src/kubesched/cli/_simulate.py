@@ -71,8 +71,11 @@ def render_result(result: SimulationResult, console: Console) -> None:
             f"[yellow]skipped[/] {skipped['file']} document {skipped['document']}: "
             f"{skipped['reason']}"
         )
+    by_reason: dict[str, list[str]] = {}
     for name, dist in result.left_out:
-        console.print(f"[dim]default plugin {name} left out: {left_out_reason(dist)}[/]")
+        by_reason.setdefault(left_out_reason(dist), []).append(name)
+    for reason, names in by_reason.items():
+        console.print(f"[dim]default plugins left out ({reason}): {', '.join(names)}[/]")
 
 
 def left_out_reason(distribution: str) -> str:

@@ -324,3 +324,22 @@ class Handle(Protocol):
     def activate(self, pods: Sequence[Pod]) -> None:
         """Move these pods (if unschedulable or backing off) to the active queue."""
         ...
+
+    def run_pre_filter_plugins(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status, set[str]]:
+        """The profile's PreFilter runner (result, status, rejecting plugins); for plugins
+        that evaluate hypothetical placements (preemption, gang feasibility)."""
+        ...
+
+    def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        """The profile's Filter runner on one node (without nominated pods)."""
+        ...
+
+    def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
+        """Pods nominated to this node (by preemption) that are not bound yet."""
+        ...
+
+    def plugins_at(self, extension_point: str) -> list[str]:
+        """The plugin names this profile runs at an extension point ("Permit", ...)."""
+        ...

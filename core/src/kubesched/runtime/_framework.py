@@ -201,6 +201,14 @@ class Framework:
         if self.activator is not None:
             self.activator(pods)
 
+    def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
+        if self.nominator is None:
+            return []
+        return self.nominator.nominated_pods_for_node(node_name)
+
+    def plugins_at(self, extension_point: str) -> list[str]:
+        return list(self._profile.points.get(extension_point, ()))
+
     # -- events -------------------------------------------------------------------------
     def events_to_register(self) -> dict[str, list[ClusterEventWithHint]]:
         """What each rejecting plugin (PreEnqueue, PreFilter, Filter, Reserve, Permit)
