@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from kubesched.cli._explain import render_explanation
 from kubesched.cli._format import bar, format_amount, parse_duration
 from kubesched.simulate import SimulationResult, simulate
 
@@ -123,6 +124,14 @@ def left_out_reason(distribution: str) -> str:
     show_default=True,
     help="Show a progress bar on stderr while the simulation runs.",
 )
+@click.option(
+    "--explain",
+    "explain",
+    multiple=True,
+    metavar="POD",
+    help="Explain POD's last attempt (name or namespace/name): each node's verdict per Filter "
+    "plugin and each Score plugin's raw, normalized and weighted score. Repeatable.",
+)
 def simulate_command(
     paths: Sequence[str],
     config: str | None,
@@ -130,6 +139,7 @@ def simulate_command(
     output: str,
     until: str | None,
     progress: bool,
+    explain: Sequence[str],
 ) -> None:
     """Load PATHS (manifest files or folders), schedule every pending pod on virtual time
     and report where each one went, or why it could not be placed."""
@@ -154,10 +164,19 @@ def simulate_command(
             def report(done: int, total: int) -> None:
                 bar_.update(task, completed=done, total=total)
 
-            result = simulate(paths, config=config, seed=seed, until=until_s, progress=report)
+            result = simulate(
+                paths, config=config, seed=seed, until=until_s, progress=report, explain=explain
+            )
     else:
-        result = simulate(paths, config=config, seed=seed, until=until_s)
+        result = simulate(paths, config=config, seed=seed, until=until_s, explain=explain)
     if output == "json":
         click.echo(json.dumps(result.to_json_dict(), indent=2))
     else:
-        render_result(result, Console())
+        console = Console()
+        render_result(result, console)
+        for key in explain:
+            full = key if "/" in key else f"default/{key}"
+            if full in result.explanations:
+                render_explanation(result.explanations[full], console)
+            else:
+                console.print(f"[yellow]{full} was never attempted: nothing to explain[/]")

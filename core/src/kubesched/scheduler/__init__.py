@@ -9,6 +9,7 @@ from kubesched.scheduler._algorithm import (
     StatusError,
     num_feasible_nodes_to_find,
 )
+from kubesched.scheduler._explain import Explanation, NodeExplanation, explain_attempt
 from kubesched.scheduler._fit_error import NO_NODES_AVAILABLE, Diagnosis, FitError
 from kubesched.scheduler._recorder import ClusterEventRecorder
 from kubesched.scheduler._scheduler import AttemptRecord, Scheduler, SchedulerStats
@@ -20,12 +21,15 @@ __all__ = [
     "AttemptRecord",
     "ClusterEventRecorder",
     "Diagnosis",
+    "Explanation",
     "FitError",
     "NoNodesAvailableError",
+    "NodeExplanation",
     "ScheduleResult",
     "Scheduler",
     "SchedulerStats",
     "SchedulingAlgorithm",
     "StatusError",
+    "explain_attempt",
     "num_feasible_nodes_to_find",
 ]

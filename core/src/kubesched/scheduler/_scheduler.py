@@ -44,6 +44,7 @@ from kubesched.scheduler._algorithm import (
     StatusError,
 )
 from kubesched.scheduler._event_handlers import EventHandlers
+from kubesched.scheduler._explain import Explanation, explain_attempt
 from kubesched.scheduler._fit_error import Diagnosis, FitError
 from kubesched.scheduler._recorder import ClusterEventRecorder, truncate_message
 
@@ -146,6 +147,10 @@ class Scheduler:
         self._side_tasks: set[asyncio.Task[None]] = set()
         self._stopped = False
         self.cluster_changes = 0
+        self.explain: set[str] = set()
+        """Pod keys (`namespace/name`) whose attempts are explained plugin by plugin."""
+        self.explanations: dict[str, Explanation] = {}
+        """The last explanation of each explained pod."""
         """How many cluster events the handlers have seen (tells a simulation whether a
         retry could have a different outcome)."""
 
@@ -204,8 +209,22 @@ class Scheduler:
         state = CycleState()
         pods_to_activate: dict[str, Pod] = {}
         state.write(PODS_TO_ACTIVATE_KEY, pods_to_activate)
+        explanation = None
+        if pod.key in self.explain:
+            self.cache.update_snapshot(self.snapshot)
+            explanation = explain_attempt(
+                fwk, self.snapshot, pod, record.attempts, self.clock.now()
+            )
+            self.explanations[pod.key] = explanation
+            started = time.perf_counter()
         result, assumed, status, nominating = self._scheduling_cycle(fwk, state, qpi)
         self.stats.attempt_latencies.append(time.perf_counter() - started)
+        if explanation is not None:
+            explanation.outcome = (
+                f"assumed on {result.suggested_host}"
+                if result is not None and status.is_success
+                else f"{status.code}: {status.message()}"
+            )
         if not status.is_success:
             self._handle_failure(fwk, qpi, status, nominating)
             return

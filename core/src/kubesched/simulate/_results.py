@@ -7,7 +7,8 @@ The JSON form (`SimulationResult.to_json_dict`) is a stable interface for progra
      "nodes": [{"name", "allocatable": {...}, "requested": {...}, "pods"}],
      "summary": {"pods", "bound", "unschedulable", "waiting", "pending", "nodes",
                  "virtualSeconds", "seed", "attempts"},
-     "skipped": [{"file", "document", "apiVersion", "kind", "reason"}]}
+     "skipped": [{"file", "document", "apiVersion", "kind", "reason"}],
+     "explanations": {"ns/pod": {...}}   (only with --explain)}
 
 `status` is one of Bound, Unschedulable, Waiting, Pending; `node` is null when unplaced;
 `message` carries the reason a pod is not bound (empty when bound). CPU is in millicores,
@@ -18,6 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from kubesched.scheduler import Explanation
 
 __all__ = ["NodeAllocation", "PodOutcome", "PodResult", "SimulationResult"]
 
@@ -73,6 +76,8 @@ class SimulationResult:
     attempts: int
     skipped: list[dict[str, Any]] = field(default_factory=list)
     left_out: list[tuple[str, str]] = field(default_factory=list)
+    explanations: dict[str, Explanation] = field(default_factory=dict)
+    """Pod key → the explanation of its last attempt (only pods asked for)."""
 
     def count(self, status: PodOutcome) -> int:
         return sum(1 for p in self.pods if p.status == status)
@@ -99,9 +104,12 @@ class SimulationResult:
         raise KeyError(f"{namespace}/{name}")
 
     def to_json_dict(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "pods": [p.to_json_dict() for p in self.pods],
             "nodes": [n.to_json_dict() for n in self.nodes],
             "summary": self.summary,
             "skipped": self.skipped,
         }
+        if self.explanations:
+            data["explanations"] = {k: e.to_json_dict() for k, e in self.explanations.items()}
+        return data

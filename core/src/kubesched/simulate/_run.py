@@ -67,6 +67,7 @@ class Simulation:
         until: float | None = None,
         progress: Progress | None = None,
         hooks: pluggy.PluginManager | None = None,
+        explain: Sequence[str] = (),
     ) -> None:
         self.objects = list(objects)
         self.config = config
@@ -74,6 +75,7 @@ class Simulation:
         self.seed = seed
         self.until = until
         self.progress = progress
+        self.explain = [p if "/" in p else f"default/{p}" for p in explain]
         self.clock = VirtualClock()
         self.loop = VirtualTimeLoop(self.clock)
         self.pm = hooks if hooks is not None else make_plugin_manager()
@@ -106,6 +108,7 @@ class Simulation:
             hooks=self.pm,
         )
         self.scheduler = sched
+        sched.explain.update(self.explain)
         sched.start_watching()
         self.cluster.start_controllers()
         self._finished = loop.create_future()
@@ -178,6 +181,9 @@ class Simulation:
             virtual_seconds=self.clock.now(),
             seed=self.seed,
             attempts=sum(r.attempts for r in sched.records.values()),
+            explanations={
+                k: sched.explanations[k] for k in self.explain if k in sched.explanations
+            },
         )
 
     def _pod_result(self, sched: Scheduler, pod: Pod) -> PodResult:
@@ -230,8 +236,12 @@ def simulate(
     seed: int = 0,
     until: float | None = None,
     progress: Progress | None = None,
+    explain: Sequence[str] = (),
 ) -> SimulationResult:
-    """Load manifests and a config, simulate, and return where every pod went."""
+    """Load manifests and a config, simulate, and return where every pod went.
+
+    `explain` names pods (`name` in the default namespace, or `namespace/name`) whose last
+    attempt is explained plugin by plugin in `SimulationResult.explanations`."""
     pm = make_plugin_manager()
     registry = PluginRegistry.discover()
     catalog = PluginCatalog(registry.plugins, registry.broken, registry.providers())
@@ -239,7 +249,14 @@ def simulate(
     resolved = resolve(load_config(config), catalog, source)
     loaded = load_manifests(paths, default_kinds(pm))
     sim = Simulation(
-        loaded.objects, resolved, registry, seed=seed, until=until, progress=progress, hooks=pm
+        loaded.objects,
+        resolved,
+        registry,
+        seed=seed,
+        until=until,
+        progress=progress,
+        hooks=pm,
+        explain=explain,
     )
     result = sim.run()
     result.skipped = [

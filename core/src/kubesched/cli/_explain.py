@@ -1,0 +1,63 @@
+"""Render explanations (`kubesched simulate --explain POD`) as tables."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from kubesched.scheduler import Explanation
+
+__all__ = ["render_explanation"]
+
+
+def _mark(verdict: str) -> str:
+    if verdict == "ok":
+        return "[green]✓[/]"
+    if verdict == "skipped":
+        return "[dim]skip[/]"
+    return "[red]✗[/]"
+
+
+def render_explanation(exp: Explanation, console: Console) -> None:
+    """A Filter table (each plugin's verdict per node, with the reasons) and a Score table
+    (raw → normalized x weight per plugin, and the total) for one pod's last attempt."""
+    console.print(
+        f"[bold]Explanation for {exp.pod}[/] (attempt {exp.attempt}, "
+        f"t={exp.time:g}s): {exp.outcome}"
+    )
+    if exp.pre_filter:
+        pre = ", ".join(f"{name}: {verdict}" for name, verdict in exp.pre_filter.items())
+        console.print(f"PreFilter: {pre}")
+    plugins = list(exp.nodes[0].filters) if exp.nodes else []
+    filters = Table(title="Filter", title_justify="left")
+    filters.add_column("Node", no_wrap=True)
+    for name in plugins:
+        filters.add_column(name, justify="center")
+    filters.add_column("Reasons", overflow="fold")
+    for ne in exp.nodes:
+        reasons = "; ".join(
+            f"{name}: {verdict}"
+            for name, verdict in ne.filters.items()
+            if verdict not in ("ok", "skipped")
+        )
+        filters.add_row(ne.node, *(_mark(ne.filters[n]) for n in plugins), reasons)
+    console.print(filters)
+
+    feasible = [ne for ne in exp.nodes if ne.total is not None]
+    if not feasible:
+        console.print("No node passed every filter: nothing was scored.")
+        return
+    scorers = list(feasible[0].raw_scores)
+    scores = Table(title="Score (raw → normalized x weight)", title_justify="left")
+    scores.add_column("Node", no_wrap=True)
+    for name in scorers:
+        scores.add_column(f"{name} x{exp.weights.get(name, 1)}", justify="right")
+    scores.add_column("Total", justify="right")
+    for ne in sorted(feasible, key=lambda n: -(n.total or 0)):
+        cells = [
+            f"{ne.raw_scores[n]} → {ne.normalized_scores.get(n, ne.raw_scores[n])}"
+            f" = {ne.weighted_scores.get(n, 0)}"
+            for n in scorers
+        ]
+        scores.add_row(ne.node, *cells, f"[bold]{ne.total}[/]")
+    console.print(scores)

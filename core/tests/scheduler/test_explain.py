@@ -1,0 +1,63 @@
+"""`--explain`: each plugin's verdict per node and each score, for one pod's attempt."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sched_harness import Cordon, CpuFit, make_simulation
+
+from kubesched.api import Pod
+from kubesched.framework import CycleState, NodeInfo, NodeScore, ScorePlugin, Status
+from kubesched.testing import make_node, make_pod
+
+
+class Spread(ScorePlugin):
+    """Raw score = free millicores / 100; normalized to the best node."""
+
+    name = "Spread"
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, None]:
+        free = node_info.allocatable.milli_cpu - node_info.requested.milli_cpu
+        return free // 100, None
+
+    def normalize_score(
+        self, state: CycleState, pod: Pod, scores: list[NodeScore]
+    ) -> Status | None:
+        top = max(s.score for s in scores) or 1
+        for s in scores:
+            s.score = s.score * 100 // top
+        return None
+
+
+def test_explanation_lists_every_filter_verdict_and_score() -> None:
+    objs: list[Any] = [
+        make_node("small").alloc(cpu="1").obj(),
+        make_node("big").alloc(cpu="8").obj(),
+        make_node("mid").alloc(cpu="4").obj(),
+        make_node("cordoned").alloc(cpu="1").unschedulable().obj(),
+        make_pod("p").req(cpu="2").obj(),
+    ]
+    sim = make_simulation(objs, [Cordon, CpuFit, Spread])
+    sim.explain = ["default/p"]
+    result = sim.run()
+    assert result.pod("p").node == "big"
+    exp = result.explanations["default/p"]
+    nodes = {n.node: n for n in exp.nodes}
+    # every filter plugin is shown on every node, not only the first failing one
+    assert nodes["cordoned"].filters == {
+        "Cordon": "UnschedulableAndUnresolvable: node(s) were unschedulable",
+        "CpuFit": "Unschedulable: Insufficient cpu",
+    }
+    assert nodes["small"].filters["Cordon"] == "ok"
+    assert not nodes["small"].feasible and nodes["small"].total is None
+    assert (nodes["big"].raw_scores, nodes["big"].normalized_scores) == (
+        {"Spread": 80},
+        {"Spread": 100},
+    )
+    assert (nodes["mid"].raw_scores, nodes["mid"].normalized_scores) == (
+        {"Spread": 40},
+        {"Spread": 50},
+    )
+    assert nodes["mid"].total == 50
+    assert exp.outcome == "assumed on big"
+    assert result.to_json_dict()["explanations"]["default/p"]["nodes"][1]["total"] == 100

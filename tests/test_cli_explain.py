@@ -1,0 +1,42 @@
+"""`kubesched simulate --explain POD` on the basic example."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kubesched.cli._main import main
+
+EXAMPLE = str(Path(__file__).parent.parent / "examples" / "basic")
+
+
+def test_explain_json_gives_each_filter_verdict_and_score(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["simulate", EXAMPLE, "--output", "json", "--explain", "web-2"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    exp = data["explanations"]["default/web-2"]
+    nodes = {n["node"]: n for n in exp["nodes"]}
+    assert nodes["node-c"]["filters"]["NodeUnschedulable"] == (
+        "UnschedulableAndUnresolvable: node(s) were unschedulable"
+    )
+    assert nodes["node-a"]["feasible"] and nodes["node-b"]["feasible"]
+    # LeastAllocated, as examples/basic/README.md works out: 43 on node-a, 40 on node-b
+    assert (nodes["node-a"]["total"], nodes["node-b"]["total"]) == (43, 40)
+    assert exp["outcome"] == "assumed on node-a"
+
+
+def test_explain_table(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "160")
+    assert main(["simulate", EXAMPLE, "--no-progress", "--explain", "batch-big"]) == 0
+    out = capsys.readouterr().out
+    assert "Explanation for default/batch-big" in out
+    assert "NodeResourcesFit: Unschedulable: Insufficient cpu" in out
+    assert "No node passed every filter" in out
+
+
+def test_explaining_a_pod_never_attempted(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", EXAMPLE, "--no-progress", "--explain", "nobody"]) == 0
+    assert "default/nobody was never attempted" in capsys.readouterr().out
