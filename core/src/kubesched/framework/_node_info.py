@@ -83,7 +83,12 @@ class ImageStateSummary:
 
 
 def _pod_ports(pod: Pod) -> Iterable[tuple[str, str, int]]:
-    for c in pod.spec.containers:
+    # upstream schedutil.GetHostPorts: sidecars (restartable init containers) hold their
+    # host ports for the pod's whole life, like app containers
+    for c in (
+        *(i for i in pod.spec.init_containers if i.restart_policy == "Always"),
+        *pod.spec.containers,
+    ):
         for p in c.ports:
             if p.host_port > 0:
                 yield p.host_ip, p.protocol, p.host_port

@@ -64,6 +64,10 @@ class Nominator:
         self.delete_nominated_pod_if_exists(old)
         self.add_nominated_pod(new_pod_info, info)
 
+    def has_nominated_pods(self) -> bool:
+        """Whether any pod is nominated anywhere (a cheap check before per-node lookups)."""
+        return bool(self._by_node)
+
     def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
         """A new list (safe to keep) of the pods nominated to `node_name`."""
         return list(self._by_node.get(node_name, ()))

@@ -347,6 +347,9 @@ class SchedulingQueue:
     def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
         return self._nominator.nominated_pods_for_node(node_name)
 
+    def has_nominated_pods(self) -> bool:
+        return self._nominator.has_nominated_pods()
+
     # -- internals ----------------------------------------------------------------------------
     def _find(self, uid: str) -> QueuedPodInfo | None:
         return self._active.get(uid) or self._backoff.get(uid) or self._pool.get(uid)

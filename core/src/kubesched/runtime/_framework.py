@@ -63,6 +63,8 @@ _P = TypeVar("_P", bound=Plugin)
 class PodNominator(Protocol):
     def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]: ...
 
+    def has_nominated_pods(self) -> bool: ...
+
 
 @dataclass(frozen=True)
 class ProfileSpec:
@@ -344,7 +346,12 @@ class Framework:
     ) -> Status:
         """Filter twice when pods of equal or higher priority are nominated to the node:
         once as if they were there, once without them; both must pass."""
-        if self.nominator is None or not self.nominator.nominated_pods_for_node(node_info.name):
+        nominator = self.nominator
+        if (
+            nominator is None
+            or not nominator.has_nominated_pods()
+            or not nominator.nominated_pods_for_node(node_info.name)
+        ):
             return self.run_filter_plugins(state, pod, node_info)
         status = _SUCCESS
         pods_added = False

@@ -153,7 +153,12 @@ class SchedulingAlgorithm:
             return [nodes[(start + i) % n] for i in range(min(to_find, n))]
         feasible: list[NodeInfo] = []
         statuses: NodeToStatus = diagnosis.node_to_status
-        run = fwk.run_filter_plugins_with_nominated_pods
+        nominator = fwk.nominator
+        run = (
+            fwk.run_filter_plugins_with_nominated_pods
+            if nominator is not None and nominator.has_nominated_pods()
+            else fwk.run_filter_plugins
+        )
         for i in range(n):
             info = nodes[(start + i) % n]
             status = run(state, pod, info)

@@ -262,8 +262,8 @@ class Scheduler:
             return None, None, err.status, _CLEAR_NOMINATION
 
         host = result.suggested_host
-        assumed = pod.model_copy(deep=True)
-        assumed.spec.node_name = host
+        # a copy sharing all but spec with the queued pod, which nobody mutates
+        assumed = pod.model_copy(update={"spec": pod.spec.model_copy(update={"node_name": host})})
         try:
             self.cache.assume_pod(assumed)
         except Exception as exc:
