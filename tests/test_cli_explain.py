@@ -23,8 +23,14 @@ def test_explain_json_gives_each_filter_verdict_and_score(
         "UnschedulableAndUnresolvable: node(s) were unschedulable"
     )
     assert nodes["node-a"]["feasible"] and nodes["node-b"]["feasible"]
-    # LeastAllocated, as examples/basic/README.md works out: 43 on node-a, 40 on node-b
-    assert (nodes["node-a"]["total"], nodes["node-b"]["total"]) == (43, 40)
+    # as examples/basic/README.md works out: Fit 43 + Balanced 81 vs 40 + 71, TaintToleration
+    # 100 x 3 on both
+    a, b = nodes["node-a"], nodes["node-b"]
+    assert (a["weightedScores"]["NodeResourcesFit"], b["weightedScores"]["NodeResourcesFit"]) == (
+        43,
+        40,
+    )
+    assert (a["total"], b["total"]) == (424, 411)
     assert exp["outcome"] == "assumed on node-a"
 
 

@@ -42,7 +42,7 @@ def _readme_outcome() -> dict[str, Expected]:
             in_table = False
             continue
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if cells == ["pod", "node", "why"]:
+        if cells[:2] == ["pod", "node"] and cells[2].startswith("why"):
             in_table = True
             continue
         if not in_table or set(cells[0]) <= {"-"}:

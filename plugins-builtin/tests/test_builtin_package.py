@@ -15,6 +15,16 @@ EXPECTED_ENTRY_POINTS = {
     "NodeResourcesFit": "kubesched_builtin.noderesources:NodeResourcesFit",
     "DefaultBinder": "kubesched_builtin.defaultbinder:DefaultBinder",
     "SchedulingGates": "kubesched_builtin.schedulinggates:SchedulingGates",
+    "TaintToleration": "kubesched_builtin.tainttoleration:TaintToleration",
+    "NodeAffinity": "kubesched_builtin.nodeaffinity:NodeAffinity",
+    "NodePorts": "kubesched_builtin.nodeports:NodePorts",
+    "PodTopologySpread": "kubesched_builtin.podtopologyspread:PodTopologySpread",
+    "InterPodAffinity": "kubesched_builtin.interpodaffinity:InterPodAffinity",
+    "DefaultPreemption": "kubesched_builtin.defaultpreemption:DefaultPreemption",
+    "NodeResourcesBalancedAllocation": (
+        "kubesched_builtin.balancedallocation:NodeResourcesBalancedAllocation"
+    ),
+    "ImageLocality": "kubesched_builtin.imagelocality:ImageLocality",
 }
 
 
@@ -26,3 +36,9 @@ def test_declares_the_default_plugins_as_entry_points() -> None:
     dist = importlib.metadata.distribution("kubesched-builtin")
     declared = {ep.name: ep.value for ep in dist.entry_points if ep.group == "kubesched.plugins"}
     assert declared == EXPECTED_ENTRY_POINTS
+
+
+def test_declares_its_hook_module() -> None:
+    dist = importlib.metadata.distribution("kubesched-builtin")
+    hooks = {ep.name: ep.value for ep in dist.entry_points if ep.group == "kubesched"}
+    assert hooks == {"builtin": "kubesched_builtin.hooks"}

@@ -40,4 +40,12 @@ def test_extension_points() -> None:
         "NodeName": ["Filter"],
         "NodeResourcesFit": ["PreFilter", "Filter", "PreScore", "Score"],
         "DefaultBinder": ["Bind"],
+        "TaintToleration": ["Filter", "PreScore", "Score"],
+        "NodeAffinity": ["PreFilter", "Filter", "PreScore", "Score"],
+        "NodePorts": ["PreFilter", "Filter"],
+        "PodTopologySpread": ["PreFilter", "Filter", "PreScore", "Score"],
+        "InterPodAffinity": ["PreFilter", "Filter", "PreScore", "Score"],
+        "DefaultPreemption": ["PostFilter"],
+        "NodeResourcesBalancedAllocation": ["PreScore", "Score"],
+        "ImageLocality": ["Score"],
     }

@@ -116,9 +116,10 @@ def test_pre_filter_results_are_intersected(make_framework: FrameworkFactory) ->
             ]
         }
     )
-    result, status, _ = fwk.run_pre_filter_plugins(CycleState(), pod(), [])
+    result, status, plugins = fwk.run_pre_filter_plugins(CycleState(), pod(), [])
     assert status.is_success
     assert result is not None and result.node_names == {"n2", "n3"}
+    assert plugins == {"A", "B"}  # upstream pluginsWithNodes
 
 
 @pytest.mark.parametrize(

@@ -288,7 +288,9 @@ class Framework:
                         msg = f"node(s) didn't satisfy plugin(s) [{names}] simultaneously"
                     return result, Status.unresolvable(msg), rejectors | set(with_nodes)
         state.skip_filter_plugins = skip
-        return result, (rejected or _SUCCESS), rejectors
+        # upstream returns pluginsWithNodes here too: the nodes a PreFilterResult left out
+        # "didn't satisfy plugin(s) [...]", and those plugins' events can requeue the pod
+        return result, (rejected or _SUCCESS), rejectors | set(with_nodes)
 
     def run_pre_filter_extension_add_pod(
         self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo, node_info: NodeInfo

@@ -37,7 +37,7 @@ class NodeExplanation:
 
     @property
     def feasible(self) -> bool:
-        return all(v == "ok" for v in self.filters.values())
+        return all(v in ("ok", "skipped") for v in self.filters.values())
 
     def to_json_dict(self) -> dict[str, Any]:
         return {

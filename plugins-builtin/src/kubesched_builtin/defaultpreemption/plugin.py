@@ -1,0 +1,248 @@
+"""DefaultPreemption: when no node fits, evict lower-priority pods to make room.
+
+Upstream: pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go. The
+plugin is the policy (who may preempt, which pods to evict on a node, how many candidate
+nodes to look at); `kubesched_builtin.preemption.Evaluator` runs the search, picks the node,
+evicts the victims and returns the nomination. Every message it returns starts with
+`preemption: `.
+
+Randomness: the dry run starts at a random offset among the potential nodes, as upstream.
+The offset comes from a `random.Random` the plugin owns, seeded from the profile name (a
+stable CRC-32, not Python's salted `hash`), so a simulation repeats exactly; tests may
+replace `offset_rand` (upstream's `getOffsetRand`) or `rng`.
+"""
+
+from __future__ import annotations
+
+import random
+import zlib
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from typing import Any, ClassVar, Final
+
+from pydantic import BaseModel
+
+from kubesched.api import Pod
+from kubesched.framework import (
+    Code,
+    CycleState,
+    Handle,
+    NodeInfo,
+    NodeToStatus,
+    PodInfo,
+    PostFilterPlugin,
+    PostFilterResult,
+    Status,
+)
+from kubesched_builtin.defaultpreemption.args import DefaultPreemptionArgs
+from kubesched_builtin.defaultpreemption.pdb import filter_pods_with_pdb_violation
+from kubesched_builtin.kinds import PodDisruptionBudget
+from kubesched_builtin.names import DEFAULT_PREEMPTION
+from kubesched_builtin.preemption import (
+    DISRUPTION_TARGET,
+    PREEMPTION_BY_SCHEDULER,
+    Candidate,
+    Evaluator,
+    MoreImportantPodFunc,
+    ScoreFunc,
+    Victims,
+    by_importance,
+    importance_key,
+    more_important_pod,
+)
+
+__all__ = [
+    "NOT_ELIGIBLE_NEVER",
+    "NOT_ELIGIBLE_TERMINATING",
+    "NO_VICTIMS",
+    "DefaultPreemption",
+    "IsEligiblePodFunc",
+    "pod_terminating_by_preemption",
+]
+
+NO_VICTIMS: Final = "No preemption victims found for incoming pod"
+NOT_ELIGIBLE_NEVER: Final = "not eligible due to preemptionPolicy=Never."
+NOT_ELIGIBLE_TERMINATING: Final = "not eligible due to a terminating pod on the nominated node."
+
+IsEligiblePodFunc = Callable[[NodeInfo, PodInfo, Pod], bool]
+"""(node info, victim, preemptor) -> whether that victim may be preempted, on top of the
+rule that it has a lower priority."""
+
+
+def pod_terminating_by_preemption(pod: Pod) -> bool:
+    """Being deleted, with the DisruptionTarget condition a preempting scheduler sets."""
+    if pod.metadata.deletion_timestamp is None:
+        return False
+    condition = pod.status.condition(DISRUPTION_TARGET)
+    return (
+        condition is not None
+        and condition.status == "True"
+        and condition.reason == PREEMPTION_BY_SCHEDULER
+    )
+
+
+class DefaultPreemption(PostFilterPlugin):
+    """PostFilter: nominates the preemptor to the best node after evicting its victims."""
+
+    name: ClassVar[str] = DEFAULT_PREEMPTION
+    Args: ClassVar[type[BaseModel]] = DefaultPreemptionArgs
+
+    def __init__(self, args: BaseModel, handle: Handle) -> None:
+        if not isinstance(args, DefaultPreemptionArgs):
+            raise TypeError(
+                f"want args to be of type DefaultPreemptionArgs, got {type(args).__name__}"
+            )
+        super().__init__(args, handle)
+        self.preemption_args = args
+        seed = zlib.crc32(f"{DEFAULT_PREEMPTION}/{handle.profile_name}".encode())
+        self.rng = random.Random(seed)
+        self.offset_rand: Callable[[int], int] = lambda n: self.rng.randrange(n)
+        """A random offset in [0, n)."""
+        self.is_eligible_pod: IsEligiblePodFunc = lambda node_info, victim, preemptor: True
+        """Extra victim filter (upstream IsEligiblePod); by default every lower-priority pod."""
+        self.more_important_pod: MoreImportantPodFunc | None = None
+        """Victim order (upstream MoreImportantPod); None is priority, then start time."""
+        self.evaluator = Evaluator(self.name, handle, self)
+
+    # -- PostFilter ---------------------------------------------------------------------
+    def post_filter(
+        self, state: CycleState, pod: Pod, filtered_node_status_map: NodeToStatus
+    ) -> tuple[PostFilterResult | None, Status | None]:
+        result, status = self.evaluator.preempt(state, pod, filtered_node_status_map)
+        message = status.message()
+        if not message:
+            return result, status
+        message = "preemption: " + message
+        if status.code is Code.Error:
+            return result, Status(Code.Error, error=RuntimeError(message))
+        return result, Status(status.code, message)
+
+    # -- the policy the evaluator asks for ----------------------------------------------
+    def calculate_num_candidates(self, num_nodes: int) -> int:
+        """`numNodes * percentage / 100`, at least the absolute minimum, at most numNodes."""
+        args = self.preemption_args
+        n = num_nodes * args.min_candidate_nodes_percentage // 100
+        n = max(n, args.min_candidate_nodes_absolute)
+        return min(n, num_nodes)
+
+    def get_offset_and_num_candidates(self, num_nodes: int) -> tuple[int, int]:
+        return self.offset_rand(num_nodes), self.calculate_num_candidates(num_nodes)
+
+    def candidates_to_victims_map(self, candidates: Sequence[Candidate]) -> dict[str, Victims]:
+        return {c.name: c.victims for c in candidates}
+
+    def ordered_score_funcs(self, nodes_to_victims: Mapping[str, Victims]) -> list[ScoreFunc]:
+        return []
+
+    def pod_eligible_to_preempt_others(
+        self, pod: Pod, nominated_node_status: Status | None
+    ) -> tuple[bool, str]:
+        """Not when its preemptionPolicy is Never; not while a lower-priority pod it
+        preempted is still terminating on its nominated node (unless Filter now finds that
+        node UnschedulableAndUnresolvable, when it may preempt elsewhere)."""
+        if pod.spec.preemption_policy == "Never":
+            return False, NOT_ELIGIBLE_NEVER
+        nominated = pod.status.nominated_node_name
+        if nominated:
+            if (
+                nominated_node_status is not None
+                and nominated_node_status.code is Code.UnschedulableAndUnresolvable
+            ):
+                return True, ""
+            info = self.handle.snapshot.get(nominated)
+            if info is not None:
+                for victim in info.pods:
+                    if self._is_preemption_allowed(
+                        info, victim, pod
+                    ) and pod_terminating_by_preemption(victim.pod):
+                        return False, NOT_ELIGIBLE_TERMINATING
+        return True, ""
+
+    def _is_preemption_allowed(self, node_info: NodeInfo, victim: PodInfo, preemptor: Pod) -> bool:
+        return victim.pod.priority < preemptor.priority and self.is_eligible_pod(
+            node_info, victim, preemptor
+        )
+
+    def select_victims_on_node(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo, pdbs: Sequence[Any]
+    ) -> tuple[list[Pod], int, Status]:
+        """Remove every pod the preemptor may evict; if it then fits, put back as many as
+        possible, most important first, those whose eviction would violate a PDB before
+        the others. What could not be put back are the victims."""
+        handle = self.handle
+
+        def remove(info: PodInfo) -> Status:
+            node_info.remove_pod(info.pod)
+            return handle.run_pre_filter_extension_remove_pod(state, pod, info, node_info)
+
+        def add(info: PodInfo) -> Status:
+            node_info.add_pod_info(info)
+            return handle.run_pre_filter_extension_add_pod(state, pod, info, node_info)
+
+        potential = [p for p in node_info.pods if self._is_preemption_allowed(node_info, p, pod)]
+        for info in potential:
+            status = remove(info)
+            if not status.is_success:
+                return [], 0, _as_error(status)
+        if not potential:
+            return [], 0, Status.unresolvable(NO_VICTIMS)
+
+        # The preemptor may also fail for affinity to a victim; upstream does not try to
+        # resolve that (affinity to lower-priority pods is not a recommended setup).
+        status = handle.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+        if not status.is_success:
+            return [], 0, status
+
+        more_important = self.more_important_pod or _by_priority_then_start(
+            handle.clock.wall_time()
+        )
+        key = importance_key(more_important)
+        potential.sort(key=lambda info: key(info.pod))
+        violating, non_violating = filter_pods_with_pdb_violation(
+            potential, [p for p in pdbs if isinstance(p, PodDisruptionBudget)]
+        )
+        victims: list[PodInfo] = []
+
+        def reprieve(info: PodInfo) -> tuple[bool, Status]:
+            status = add(info)
+            if not status.is_success:
+                return False, _as_error(status)
+            if handle.run_filter_plugins_with_nominated_pods(state, pod, node_info).is_success:
+                return True, status
+            status = remove(info)
+            if not status.is_success:
+                return False, _as_error(status)
+            victims.append(info)
+            return False, status
+
+        num_violating = 0
+        for info in violating:
+            fits, status = reprieve(info)
+            if not status.is_success:
+                return [], 0, status
+            if not fits:
+                num_violating += 1
+        for info in non_violating:
+            _, status = reprieve(info)
+            if not status.is_success:
+                return [], 0, status
+
+        pods = [v.pod for v in victims]
+        if violating and non_violating:
+            # keep the victims ordered most important first
+            pods = by_importance(pods, more_important)
+        return pods, num_violating, Status()
+
+
+def _by_priority_then_start(now: datetime) -> MoreImportantPodFunc:
+    """upstream util.MoreImportantPod, with `now` as the start of pods not started yet."""
+
+    def more_important(a: Pod, b: Pod) -> bool:
+        return more_important_pod(a, b, now)
+
+    return more_important
+
+
+def _as_error(status: Status) -> Status:
+    """upstream fwk.AsStatus(status.AsError())."""
+    return Status.as_error(status.error if status.error is not None else status.message())

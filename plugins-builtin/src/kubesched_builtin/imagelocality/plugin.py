@@ -1,0 +1,83 @@
+"""ImageLocality favours nodes that already hold the pod's container images.
+
+Upstream: pkg/scheduler/framework/plugins/imagelocality/image_locality.go (v1.34). For each
+container (init and app) whose image the node has, the image's size counts, scaled by the
+share of the cluster's nodes that have it, so a popular image does not pull every pod onto
+the few nodes that happen to hold it ("node heating"). The sum is clamped to
+[23 MiB, 1000 MiB x containers] and mapped linearly onto 0..100. No NormalizeScore.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Final
+
+from kubesched.api import Pod
+from kubesched.cache import normalized_image_name
+from kubesched.framework import (
+    MAX_NODE_SCORE,
+    CycleState,
+    ImageStateSummary,
+    NodeInfo,
+    ScorePlugin,
+    Status,
+)
+from kubesched_builtin.names import IMAGE_LOCALITY
+
+__all__ = [
+    "MAX_CONTAINER_THRESHOLD",
+    "MIN_THRESHOLD",
+    "ImageLocality",
+    "calculate_priority",
+    "normalized_image_name",
+    "sum_image_scores",
+]
+
+_MB: Final = 1024 * 1024
+MIN_THRESHOLD: Final = 23 * _MB
+"""Image bytes below which a node gets no credit (most images compress to more)."""
+MAX_CONTAINER_THRESHOLD: Final = 1000 * _MB
+"""Image bytes per container above which more bytes earn nothing more."""
+
+
+def _scaled_image_score(state: ImageStateSummary, total_num_nodes: int) -> int:
+    # float arithmetic truncated to an integer, as upstream's int64(float64(size) * spread)
+    spread = state.num_nodes / total_num_nodes
+    return int(state.size * spread)
+
+
+def sum_image_scores(node_info: NodeInfo, pod: Pod, total_num_nodes: int) -> int:
+    """The spread-scaled sizes of the pod's images (init containers, then app containers)
+    that the node holds; an image used twice counts twice."""
+    total = 0
+    for container in (*pod.spec.init_containers, *pod.spec.containers):
+        state = node_info.image_states.get(normalized_image_name(container.image))
+        if state is not None:
+            total += _scaled_image_score(state, total_num_nodes)
+    return total
+
+
+def calculate_priority(sum_scores: int, num_containers: int) -> int:
+    """The node score for summed image bytes: clamp, then scale linearly to 0..100."""
+    max_threshold = MAX_CONTAINER_THRESHOLD * num_containers
+    if sum_scores < MIN_THRESHOLD:
+        sum_scores = MIN_THRESHOLD
+    elif sum_scores > max_threshold:
+        sum_scores = max_threshold
+    # with no containers the threshold is 0 and the numerator 0: the score is 0
+    return MAX_NODE_SCORE * (sum_scores - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
+
+
+class ImageLocality(ScorePlugin):
+    """Score: prefer nodes that already have the pod's images (weighted by how rare they
+    are in the cluster)."""
+
+    name: ClassVar[str] = IMAGE_LOCALITY
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        # every node of the cycle's snapshot counts, not just the feasible ones
+        total_num_nodes = len(self.handle.snapshot)
+        if total_num_nodes == 0:
+            return 0, Status.as_error("no nodes in the snapshot")
+        image_scores = sum_image_scores(node_info, pod, total_num_nodes)
+        num_containers = len(pod.spec.init_containers) + len(pod.spec.containers)
+        return calculate_priority(image_scores, num_containers), None

@@ -1,0 +1,219 @@
+"""InterPodAffinity's required rules: the counts PreFilter computes and Filter checks.
+
+Upstream: pkg/scheduler/framework/plugins/interpodaffinity/filtering.go. PreFilter counts,
+per topology pair (a node label key and value),
+
+- existing pods whose required anti-affinity terms match the incoming pod,
+- existing pods matching all of the incoming pod's required affinity terms (once per term),
+- existing pods matching each of the incoming pod's required anti-affinity terms,
+
+so Filter answers for a node by looking up its labels. AddPod / RemovePod move the counts
+as if a pod were placed on or taken off a node (nominated pods, preemption dry runs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from kubesched.api import Node, Pod
+from kubesched.framework import NodeInfo, StateData
+from kubesched_builtin.interpodaffinity.terms import (
+    AffinityTerm,
+    PodTerms,
+    TermCache,
+    pod_matches_all_terms,
+)
+
+__all__ = [
+    "ERR_REASON_AFFINITY_RULES_NOT_MATCH",
+    "ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH",
+    "ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH",
+    "PreFilterState",
+    "TopologyCounts",
+    "existing_anti_affinity_counts",
+    "incoming_affinity_counts",
+    "satisfies_existing_pods_anti_affinity",
+    "satisfies_pod_affinity",
+    "satisfies_pod_anti_affinity",
+]
+
+ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH: Final = (
+    "node(s) didn't satisfy existing pods anti-affinity rules"
+)
+ERR_REASON_AFFINITY_RULES_NOT_MATCH: Final = "node(s) didn't match pod affinity rules"
+ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH: Final = "node(s) didn't match pod anti-affinity rules"
+
+TopologyCounts = dict[tuple[str, str], int]
+"""(topology key, value) → number of matching (pod, term) pairs; zero entries are removed."""
+
+
+def _update(counts: TopologyCounts, node: Node, topology_key: str, value: int) -> None:
+    topology_value = node.metadata.labels.get(topology_key)
+    if topology_value is None:
+        return
+    pair = (topology_key, topology_value)
+    total = counts.get(pair, 0) + value
+    if total:
+        counts[pair] = total
+    else:
+        counts.pop(pair, None)
+
+
+def _update_with_affinity_terms(
+    counts: TopologyCounts, terms: Sequence[AffinityTerm], pod: Pod, node: Node, value: int
+) -> None:
+    """Count every term's pair when `pod` matches all the terms."""
+    if pod_matches_all_terms(terms, pod):
+        for t in terms:
+            _update(counts, node, t.topology_key, value)
+
+
+def _update_with_anti_affinity_terms(
+    counts: TopologyCounts,
+    terms: Sequence[AffinityTerm],
+    pod: Pod,
+    namespace_labels: Mapping[str, str] | None,
+    node: Node,
+    value: int,
+) -> None:
+    """Count the pair of each term `pod` matches."""
+    for t in terms:
+        if t.matches(pod, namespace_labels):
+            _update(counts, node, t.topology_key, value)
+
+
+@dataclass(eq=False)
+class PreFilterState:
+    """What PreFilter computed for the incoming pod; AddPod/RemovePod change the counts."""
+
+    pod: Pod
+    required_affinity: tuple[AffinityTerm, ...]
+    """The incoming pod's required affinity terms, namespace selectors resolved."""
+    required_anti_affinity: tuple[AffinityTerm, ...]
+    namespace_labels: Mapping[str, str]
+    """Labels of the incoming pod's namespace (for existing pods' namespace selectors)."""
+    existing_anti_affinity_counts: TopologyCounts = field(default_factory=dict)
+    affinity_counts: TopologyCounts = field(default_factory=dict)
+    anti_affinity_counts: TopologyCounts = field(default_factory=dict)
+
+    def clone(self) -> StateData:
+        return PreFilterState(
+            self.pod,
+            self.required_affinity,
+            self.required_anti_affinity,
+            self.namespace_labels,
+            dict(self.existing_anti_affinity_counts),
+            dict(self.affinity_counts),
+            dict(self.anti_affinity_counts),
+        )
+
+    def update_with_pod(self, other: PodTerms, other_pod: Pod, node: Node, multiplier: int) -> None:
+        """Account for `other_pod` (with terms `other`) appearing on (+1) or leaving (-1)
+        `node` (upstream preFilterState.updateWithPod)."""
+        _update_with_anti_affinity_terms(
+            self.existing_anti_affinity_counts,
+            other.required_anti_affinity,
+            self.pod,
+            self.namespace_labels,
+            node,
+            multiplier,
+        )
+        _update_with_affinity_terms(
+            self.affinity_counts, self.required_affinity, other_pod, node, multiplier
+        )
+        # the incoming pod's terms have their namespace selectors resolved: no labels needed
+        _update_with_anti_affinity_terms(
+            self.anti_affinity_counts,
+            self.required_anti_affinity,
+            other_pod,
+            None,
+            node,
+            multiplier,
+        )
+
+
+def existing_anti_affinity_counts(
+    pod: Pod,
+    namespace_labels: Mapping[str, str],
+    nodes: Iterable[NodeInfo],
+    cache: TermCache,
+) -> TopologyCounts:
+    """Pairs where an existing pod's required anti-affinity term matches `pod`; `nodes`
+    are those holding pods with required anti-affinity (upstream
+    getExistingAntiAffinityCounts)."""
+    counts: TopologyCounts = {}
+    for info in nodes:
+        node = info.node
+        if node is None:
+            continue
+        for existing in info.pods_with_required_anti_affinity:
+            terms = cache.terms(existing.pod).required_anti_affinity
+            _update_with_anti_affinity_terms(counts, terms, pod, namespace_labels, node, 1)
+    return counts
+
+
+def incoming_affinity_counts(
+    required_affinity: Sequence[AffinityTerm],
+    required_anti_affinity: Sequence[AffinityTerm],
+    nodes: Iterable[NodeInfo],
+) -> tuple[TopologyCounts, TopologyCounts]:
+    """(affinity counts, anti-affinity counts) of existing pods against the incoming pod's
+    required terms (upstream getIncomingAffinityAntiAffinityCounts)."""
+    affinity: TopologyCounts = {}
+    anti_affinity: TopologyCounts = {}
+    if not required_affinity and not required_anti_affinity:
+        return affinity, anti_affinity
+    for info in nodes:
+        node = info.node
+        if node is None:
+            continue
+        for existing in info.pods:
+            _update_with_affinity_terms(affinity, required_affinity, existing.pod, node, 1)
+            _update_with_anti_affinity_terms(
+                anti_affinity, required_anti_affinity, existing.pod, None, node, 1
+            )
+    return affinity, anti_affinity
+
+
+def satisfies_existing_pods_anti_affinity(state: PreFilterState, node: Node) -> bool:
+    """No existing pod's required anti-affinity term rejects the incoming pod here."""
+    counts = state.existing_anti_affinity_counts
+    if not counts:
+        return True
+    labels = node.metadata.labels
+    if len(labels) <= len(counts):
+        return not any(counts.get(pair, 0) > 0 for pair in labels.items())
+    return not any(n > 0 and labels.get(key) == value for (key, value), n in counts.items())
+
+
+def satisfies_pod_anti_affinity(state: PreFilterState, node: Node) -> bool:
+    """No pod in the node's domain matches one of the incoming pod's anti-affinity terms."""
+    counts = state.anti_affinity_counts
+    if not counts:
+        return True
+    labels = node.metadata.labels
+    for term in state.required_anti_affinity:
+        value = labels.get(term.topology_key)
+        if value is not None and counts.get((term.topology_key, value), 0) > 0:
+            return False
+    return True
+
+
+def satisfies_pod_affinity(state: PreFilterState, node: Node) -> bool:
+    """Every required affinity term has a matching pod in the node's domain, or the pod is
+    the first of a group with affinity to itself."""
+    pods_exist = True
+    labels = node.metadata.labels
+    for term in state.required_affinity:
+        value = labels.get(term.topology_key)
+        if value is None:
+            return False  # the node must have every topology key
+        if state.affinity_counts.get((term.topology_key, value), 0) <= 0:
+            pods_exist = False
+    if pods_exist:
+        return True
+    # The first pod of a group whose terms select the group itself would wait forever:
+    # when no pod anywhere matches and the pod matches its own terms, let it pass.
+    return not state.affinity_counts and pod_matches_all_terms(state.required_affinity, state.pod)

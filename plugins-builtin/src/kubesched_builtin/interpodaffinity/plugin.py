@@ -1,0 +1,286 @@
+"""InterPodAffinity: pod affinity and anti-affinity, required (Filter) and preferred (Score).
+
+Upstream: pkg/scheduler/framework/plugins/interpodaffinity/plugin.go. Required affinity the
+node cannot meet is UnschedulableAndUnresolvable (removing pods never creates a matching
+pod); anti-affinity, the pod's own or an existing pod's, is Unschedulable, since preemption
+may remove the pods in the way. PreFilter returns Skip when nothing could reject the pod;
+PreScore returns Skip when no term matched anything.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Final
+
+from pydantic import BaseModel
+
+from kubesched.api import Namespace, Pod
+from kubesched.framework import (
+    ClusterEventWithHint,
+    CycleState,
+    EnqueueExtensions,
+    FilterPlugin,
+    Handle,
+    NodeInfo,
+    NodeScore,
+    PodInfo,
+    PreFilterExtensions,
+    PreFilterPlugin,
+    PreFilterResult,
+    PreScorePlugin,
+    ScorePlugin,
+    StateNotFoundError,
+    Status,
+)
+from kubesched_builtin.interpodaffinity import events
+from kubesched_builtin.interpodaffinity.args import InterPodAffinityArgs
+from kubesched_builtin.interpodaffinity.filtering import (
+    ERR_REASON_AFFINITY_RULES_NOT_MATCH,
+    ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
+    ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,
+    PreFilterState,
+    existing_anti_affinity_counts,
+    incoming_affinity_counts,
+    satisfies_existing_pods_anti_affinity,
+    satisfies_pod_affinity,
+    satisfies_pod_anti_affinity,
+)
+from kubesched_builtin.interpodaffinity.scoring import PreScoreState, node_score, normalize
+from kubesched_builtin.interpodaffinity.terms import (
+    TermCache,
+    WeightedAffinityTerm,
+    merge_namespaces,
+    pod_namespace,
+)
+from kubesched_builtin.names import INTER_POD_AFFINITY
+
+__all__ = ["PRE_FILTER_STATE_KEY", "PRE_SCORE_STATE_KEY", "InterPodAffinity"]
+
+PRE_FILTER_STATE_KEY: Final = "PreFilter" + INTER_POD_AFFINITY
+PRE_SCORE_STATE_KEY: Final = "PreScore" + INTER_POD_AFFINITY
+
+
+class _Namespaces:
+    """The cluster's Namespace objects, listed at most once per PreFilter/PreScore."""
+
+    def __init__(self, cluster: Any) -> None:
+        self._cluster = cluster
+        self._items: builtins.list[Namespace] | None = None
+
+    def list(self) -> builtins.list[Namespace]:
+        if self._items is None:
+            self._items = [n for n in self._cluster.list("Namespace") if isinstance(n, Namespace)]
+        return self._items
+
+
+def _resolve(
+    terms: Sequence[WeightedAffinityTerm], namespaces: _Namespaces
+) -> tuple[WeightedAffinityTerm, ...]:
+    """The incoming pod's preferred terms with their namespace selectors resolved."""
+    return tuple(
+        WeightedAffinityTerm(merge_namespaces(t.term, namespaces.list), t.weight) for t in terms
+    )
+
+
+def _namespace_labels(cluster: Any, name: str) -> Mapping[str, str]:
+    """A copy of the namespace's labels; none when it cannot be read (upstream
+    GetNamespaceLabelsSnapshot assumes an empty set then)."""
+    try:
+        namespace = cluster.get("Namespace", name)
+    except Exception:
+        return {}
+    return dict(namespace.metadata.labels) if isinstance(namespace, Namespace) else {}
+
+
+class InterPodAffinity(
+    PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions
+):
+    """Keeps pods with (or away from) the pods their terms select, in a topology domain."""
+
+    name: ClassVar[str] = INTER_POD_AFFINITY
+    Args: ClassVar[type[BaseModel]] = InterPodAffinityArgs
+
+    def __init__(self, args: BaseModel, handle: Handle) -> None:
+        if not isinstance(args, InterPodAffinityArgs):
+            raise TypeError(
+                f"want args to be of type InterPodAffinityArgs, got {type(args).__name__}"
+            )
+        super().__init__(args, handle)
+        self.affinity_args = args
+        self.terms = TermCache()
+
+    # -- PreFilter ------------------------------------------------------------------------
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status | None]:
+        terms = self.terms.terms(pod)
+        if terms.error is not None:
+            return None, Status.unresolvable(f"parsing pod: {terms.error}")
+        namespaces = _Namespaces(self.handle.cluster)
+        try:
+            affinity = tuple(merge_namespaces(t, namespaces.list) for t in terms.required_affinity)
+            anti_affinity = tuple(
+                merge_namespaces(t, namespaces.list) for t in terms.required_anti_affinity
+            )
+        except Exception as exc:
+            return None, Status.as_error(exc)
+        s = PreFilterState(
+            pod, affinity, anti_affinity, _namespace_labels(self.handle.cluster, pod_namespace(pod))
+        )
+        s.existing_anti_affinity_counts = existing_anti_affinity_counts(
+            pod,
+            s.namespace_labels,
+            self.handle.snapshot.have_pods_with_required_anti_affinity,
+            self.terms,
+        )
+        s.affinity_counts, s.anti_affinity_counts = incoming_affinity_counts(
+            affinity, anti_affinity, nodes
+        )
+        if not s.existing_anti_affinity_counts and not affinity and not anti_affinity:
+            return None, Status.skip()
+        state.write(PRE_FILTER_STATE_KEY, s)
+        return None, None
+
+    def pre_filter_extensions(self) -> PreFilterExtensions | None:
+        return self
+
+    def add_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo, node_info: NodeInfo
+    ) -> Status | None:
+        return self._update(state, pod_info_to_add, node_info, 1)
+
+    def remove_pod(
+        self,
+        state: CycleState,
+        pod_to_schedule: Pod,
+        pod_info_to_remove: PodInfo,
+        node_info: NodeInfo,
+    ) -> Status | None:
+        return self._update(state, pod_info_to_remove, node_info, -1)
+
+    def _update(
+        self, state: CycleState, pod_info: PodInfo, node_info: NodeInfo, multiplier: int
+    ) -> Status | None:
+        try:
+            s = _pre_filter_state(state)
+        except RuntimeError as exc:
+            return Status.as_error(exc)
+        if node_info.node is not None:
+            s.update_with_pod(
+                self.terms.terms(pod_info.pod), pod_info.pod, node_info.node, multiplier
+            )
+        return None
+
+    # -- Filter ---------------------------------------------------------------------------
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        try:
+            s = _pre_filter_state(state)
+        except RuntimeError as exc:
+            return Status.as_error(exc)
+        node = node_info.node
+        if node is None:
+            return Status.as_error("node not found")
+        if not satisfies_pod_affinity(s, node):
+            return Status.unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH)
+        if not satisfies_pod_anti_affinity(s, node):
+            return Status.unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH)
+        if not satisfies_existing_pods_anti_affinity(s, node):
+            return Status.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
+        return None
+
+    # -- PreScore / Score -----------------------------------------------------------------
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
+        affinity = pod.spec.affinity
+        has_constraints = affinity is not None and bool(
+            (
+                affinity.pod_affinity is not None
+                and affinity.pod_affinity.preferred_during_scheduling_ignored_during_execution
+            )
+            or (
+                affinity.pod_anti_affinity is not None
+                and affinity.pod_anti_affinity.preferred_during_scheduling_ignored_during_execution
+            )
+        )
+        if self.affinity_args.ignore_preferred_terms_of_existing_pods and not has_constraints:
+            return Status.skip()
+        snapshot = self.handle.snapshot
+        # unless the pod has preferred terms, only pods with terms of their own can score
+        all_nodes = snapshot.list() if has_constraints else snapshot.have_pods_with_affinity
+        terms = self.terms.terms(pod)
+        if terms.error is not None:
+            return Status.as_error(f"failed to parse pod: {terms.error}")
+        namespaces = _Namespaces(self.handle.cluster)
+        try:
+            preferred = _resolve(terms.preferred_affinity, namespaces)
+        except Exception as exc:
+            return Status.as_error(f"updating PreferredAffinityTerms: {exc}")
+        try:
+            preferred_anti = _resolve(terms.preferred_anti_affinity, namespaces)
+        except Exception as exc:
+            return Status.as_error(f"updating PreferredAntiAffinityTerms: {exc}")
+        s = PreScoreState(
+            preferred,
+            preferred_anti,
+            _namespace_labels(self.handle.cluster, pod_namespace(pod)),
+            self.affinity_args.hard_pod_affinity_weight,
+        )
+        for info in all_nodes:
+            node = info.node
+            if node is None:
+                continue
+            for existing in info.pods if has_constraints else info.pods_with_affinity:
+                s.process_existing_pod(existing.pod, self.terms.terms(existing.pod), node, pod)
+        if not s.topology_scores:
+            return Status.skip()
+        state.write(PRE_SCORE_STATE_KEY, s)
+        return None
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        try:
+            s = _pre_score_state(state)
+        except RuntimeError as exc:
+            return 0, Status.as_error(exc)
+        if node_info.node is None:
+            return 0, Status.as_error("node not found")
+        return node_score(s.topology_scores, node_info.node), None
+
+    def normalize_score(
+        self, state: CycleState, pod: Pod, scores: builtins.list[NodeScore]
+    ) -> Status | None:
+        try:
+            s = _pre_score_state(state)
+        except RuntimeError as exc:
+            return Status.as_error(exc)
+        if s.topology_scores:
+            normalize(scores)
+        return None
+
+    # -- EnqueueExtensions ----------------------------------------------------------------
+    def events_to_register(self) -> builtins.list[ClusterEventWithHint]:
+        return events.events_to_register(self.terms)
+
+
+def _pre_filter_state(state: CycleState) -> PreFilterState:
+    try:
+        data = state.read(PRE_FILTER_STATE_KEY)
+    except StateNotFoundError as exc:
+        # PreFilter did not run (or returned Skip)
+        raise RuntimeError(
+            f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: {exc}'
+        ) from None
+    if not isinstance(data, PreFilterState):
+        raise RuntimeError(f"{data!r}  convert to interpodaffinity.state error")
+    return data
+
+
+def _pre_score_state(state: CycleState) -> PreScoreState:
+    try:
+        data = state.read(PRE_SCORE_STATE_KEY)
+    except StateNotFoundError as exc:
+        raise RuntimeError(
+            f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: {exc}'
+        ) from None
+    if not isinstance(data, PreScoreState):
+        raise RuntimeError(f"{data!r}  convert to interpodaffinity.preScoreState error")
+    return data

@@ -1,0 +1,171 @@
+"""PreFilter state and the Filter rule for DoNotSchedule constraints.
+
+Upstream: pkg/scheduler/framework/plugins/podtopologyspread/filtering.go. PreFilter counts,
+per constraint, the matching pods in every topology domain of the eligible nodes; Filter then
+allows a node when `count(domain) + selfMatch - globalMin <= maxSkew` for every constraint.
+AddPod/RemovePod keep the counts right for nominated pods and preemption dry runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from kubesched.api import Node, Pod
+from kubesched.framework import NodeInfo, Status
+from kubesched_builtin.podtopologyspread.common import (
+    SpreadConstraint,
+    count_pods_matching,
+    node_labels_match_constraints,
+)
+
+__all__ = [
+    "ERR_REASON_CONSTRAINTS_NOT_MATCH",
+    "ERR_REASON_NODE_LABEL_NOT_MATCH",
+    "CriticalPaths",
+    "PreFilterState",
+    "compute_pre_filter_state",
+    "filter_node",
+]
+
+ERR_REASON_CONSTRAINTS_NOT_MATCH: Final = "node(s) didn't match pod topology spread constraints"
+ERR_REASON_NODE_LABEL_NOT_MATCH: Final = (
+    ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
+)
+
+_MAX_INT32: Final = 2**31 - 1
+
+
+class CriticalPaths:
+    """The two domains with the fewest matching pods seen so far for one constraint.
+
+    `paths[0]` always holds the global minimum; `paths[1]` is at least as large but not
+    necessarily the second minimum. Two entries suffice because a preemption dry run only
+    removes pods from one node of one (cloned) state at a time."""
+
+    __slots__ = ("paths",)
+
+    def __init__(self) -> None:
+        self.paths: list[tuple[str, int]] = [("", _MAX_INT32), ("", _MAX_INT32)]
+
+    @property
+    def min_match_num(self) -> int:
+        return self.paths[0][1]
+
+    def update(self, value: str, num: int) -> None:
+        (first, first_num), (second, second_num) = self.paths
+        if value in (first, second):
+            self.paths[0 if value == first else 1] = (value, num)
+            if self.paths[0][1] > self.paths[1][1]:
+                self.paths.reverse()
+        elif num < first_num:
+            self.paths = [(value, num), (first, first_num)]
+        elif num < second_num:
+            self.paths[1] = (value, num)
+
+    def clone(self) -> CriticalPaths:
+        c = CriticalPaths()
+        c.paths = list(self.paths)
+        return c
+
+    def __repr__(self) -> str:
+        return f"CriticalPaths{tuple(self.paths)}"
+
+
+class PreFilterState:
+    """What PreFilter computed for one pod: its DoNotSchedule constraints, per constraint the
+    matching-pod count of every eligible domain, and the critical paths."""
+
+    __slots__ = ("constraints", "critical_paths", "tp_value_to_match_num")
+
+    def __init__(
+        self,
+        constraints: Sequence[SpreadConstraint] = (),
+        critical_paths: list[CriticalPaths] | None = None,
+        tp_value_to_match_num: list[dict[str, int]] | None = None,
+    ) -> None:
+        self.constraints = tuple(constraints)
+        self.critical_paths = critical_paths or []
+        self.tp_value_to_match_num = tp_value_to_match_num or []
+
+    def min_match_num(self, i: int) -> int:
+        """The global minimum for constraint `i`: 0 while it has fewer eligible domains
+        than minDomains."""
+        if len(self.tp_value_to_match_num[i]) < self.constraints[i].min_domains:
+            return 0
+        return self.critical_paths[i].min_match_num
+
+    def clone(self) -> PreFilterState:
+        # constraints never change after PreFilter and are shared
+        return PreFilterState(
+            self.constraints,
+            [p.clone() for p in self.critical_paths],
+            [dict(m) for m in self.tp_value_to_match_num],
+        )
+
+    def update_with_pod(self, updated: Pod, preemptor: Pod, node: Node | None, delta: int) -> None:
+        """Count `updated` in (delta 1) or out (delta -1) of the node's domains
+        (upstream updateWithPod)."""
+        if node is None or (updated.metadata.namespace or "default") != (
+            preemptor.metadata.namespace or "default"
+        ):
+            return
+        labels = node.metadata.labels
+        if not node_labels_match_constraints(labels, self.constraints):
+            return
+        for i, c in enumerate(self.constraints):
+            if not c.selector.matches(updated.metadata.labels):
+                continue
+            if not c.match_node_inclusion_policies(preemptor, node):
+                continue
+            value = labels[c.topology_key]
+            counts = self.tp_value_to_match_num[i]
+            counts[value] = counts.get(value, 0) + delta
+            self.critical_paths[i].update(value, counts[value])
+
+
+def compute_pre_filter_state(
+    pod: Pod, constraints: Sequence[SpreadConstraint], nodes: Sequence[NodeInfo]
+) -> PreFilterState:
+    """Count matching pods per eligible domain over `nodes` (upstream calPreFilterState).
+
+    A node is eligible for a constraint when it has every constraint's topology key and
+    passes that constraint's node inclusion policies."""
+    if not constraints:
+        return PreFilterState()
+    namespace = pod.metadata.namespace or "default"
+    counts: list[dict[str, int]] = [{} for _ in constraints]
+    for info in nodes:
+        node = info.node
+        if node is None:
+            continue
+        labels = node.metadata.labels
+        if not node_labels_match_constraints(labels, constraints):
+            continue
+        for i, c in enumerate(constraints):
+            if not c.match_node_inclusion_policies(pod, node):
+                continue
+            value = labels[c.topology_key]
+            found = count_pods_matching(info.pods, c.selector, namespace)
+            counts[i][value] = counts[i].get(value, 0) + found
+    paths = []
+    for per_value in counts:
+        p = CriticalPaths()
+        for value, num in per_value.items():
+            p.update(value, num)
+        paths.append(p)
+    return PreFilterState(constraints, paths, counts)
+
+
+def filter_node(state: PreFilterState, pod: Pod, node: Node) -> Status | None:
+    """Filter one node against the DoNotSchedule constraints."""
+    labels = node.metadata.labels
+    for i, c in enumerate(state.constraints):
+        value = labels.get(c.topology_key)
+        if value is None:
+            return Status.unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH)
+        self_match = 1 if c.selector.matches(pod.metadata.labels) else 0
+        match_num = state.tp_value_to_match_num[i].get(value, 0)
+        if match_num + self_match - state.min_match_num(i) > c.max_skew:
+            return Status.unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH)
+    return None

@@ -1,0 +1,153 @@
+"""Preemption candidates, victim ordering and the choice of the node to preempt on.
+
+Upstream: pkg/scheduler/framework/preemption/preemption.go (Candidate,
+pickOneNodeForPreemption) and pkg/scheduler/util/utils.go (MoreImportantPod,
+GetPodStartTime, GetEarliestPodStartTime).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from kubesched.api import Pod
+
+__all__ = [
+    "Candidate",
+    "MoreImportantPodFunc",
+    "ScoreFunc",
+    "Victims",
+    "by_importance",
+    "earliest_start_time_of_highest_priority",
+    "importance_key",
+    "more_important_pod",
+    "pick_one_node_for_preemption",
+    "pod_start_time",
+]
+
+_PRIORITY_OFFSET: Final = 2**31
+"""Added to each victim's priority before summing (MaxInt32 + 1), so every term is >= 0 and
+a few pods of negative priority do not look better than fewer pods of the same priority."""
+
+MoreImportantPodFunc = Callable[[Pod, Pod], bool]
+"""Whether the first pod is more important (should be spared before) the second."""
+
+ScoreFunc = Callable[[str], float]
+"""Scores a candidate node by name; the highest score wins."""
+
+
+@dataclass
+class Victims:
+    """The pods to preempt on one node, most important first, and how many of them
+    violate a PodDisruptionBudget (upstream extenderv1.Victims)."""
+
+    pods: list[Pod] = field(default_factory=list)
+    num_pdb_violations: int = 0
+
+
+@dataclass
+class Candidate:
+    """A node the preemptor would fit on once `victims` are gone."""
+
+    name: str
+    victims: Victims
+
+
+def pod_start_time(pod: Pod, now: datetime) -> datetime:
+    """`status.startTime`, or `now` for a pod that has not started (upstream
+    GetPodStartTime); times without a zone are taken as UTC."""
+    start = pod.status.start_time
+    if start is None:
+        return now
+    return start if start.tzinfo is not None else start.replace(tzinfo=UTC)
+
+
+def more_important_pod(a: Pod, b: Pod, now: datetime) -> bool:
+    """Higher priority first; between equal priorities, the one that started earlier."""
+    if a.priority != b.priority:
+        return a.priority > b.priority
+    return pod_start_time(a, now) < pod_start_time(b, now)
+
+
+def importance_key(more_important: MoreImportantPodFunc) -> Callable[[Pod], Any]:
+    """A sort key that puts the most important pod first (Python's sort is stable, so ties
+    keep their order)."""
+
+    def compare(a: Pod, b: Pod) -> int:
+        if more_important(a, b):
+            return -1
+        if more_important(b, a):
+            return 1
+        return 0
+
+    return functools.cmp_to_key(compare)
+
+
+def by_importance(pods: Sequence[Pod], more_important: MoreImportantPodFunc) -> list[Pod]:
+    """`pods` sorted most important first."""
+    return sorted(pods, key=importance_key(more_important))
+
+
+def earliest_start_time_of_highest_priority(victims: Victims, now: datetime) -> datetime | None:
+    """The earliest start time among the victims of the highest priority (upstream
+    GetEarliestPodStartTime); None when there are no victims."""
+    if not victims.pods:
+        return None
+    top = max(p.priority for p in victims.pods)
+    return min(pod_start_time(p, now) for p in victims.pods if p.priority == top)
+
+
+def _default_score_funcs(nodes_to_victims: Mapping[str, Victims], now: datetime) -> list[ScoreFunc]:
+    def fewest_pdb_violations(node: str) -> float:
+        return -nodes_to_victims[node].num_pdb_violations
+
+    def lowest_highest_priority(node: str) -> float:
+        # victims are ordered most important first, so the first has the highest priority
+        return -nodes_to_victims[node].pods[0].priority
+
+    def smallest_priority_sum(node: str) -> float:
+        return -sum(p.priority + _PRIORITY_OFFSET for p in nodes_to_victims[node].pods)
+
+    def fewest_victims(node: str) -> float:
+        return -len(nodes_to_victims[node].pods)
+
+    def latest_start_time(node: str) -> float:
+        earliest = earliest_start_time_of_highest_priority(nodes_to_victims[node], now)
+        return float("-inf") if earliest is None else earliest.timestamp()
+
+    return [
+        fewest_pdb_violations,
+        lowest_highest_priority,
+        smallest_priority_sum,
+        fewest_victims,
+        latest_start_time,
+    ]
+
+
+def pick_one_node_for_preemption(
+    nodes_to_victims: Mapping[str, Victims],
+    score_funcs: Sequence[ScoreFunc] | None,
+    now: datetime,
+) -> str:
+    """The node to preempt on ("" when there is none).
+
+    Without `score_funcs`, upstream's criteria in order, each only breaking the ties of the
+    one before: fewest PDB violations; the lowest priority of the most important victim;
+    the smallest sum of victim priorities; the fewest victims; the latest start time of the
+    highest-priority victims. Remaining ties go to the first node in `nodes_to_victims`
+    order (upstream: map order, i.e. arbitrary).
+    """
+    if not nodes_to_victims:
+        return ""
+    candidates = list(nodes_to_victims)
+    funcs = list(score_funcs) if score_funcs else _default_score_funcs(nodes_to_victims, now)
+    for score in funcs:
+        scored = [(score(node), node) for node in candidates]
+        best = max(s for s, _ in scored)
+        candidates = [node for s, node in scored if s == best]
+        if len(candidates) == 1:
+            return candidates[0]
+    return candidates[0]

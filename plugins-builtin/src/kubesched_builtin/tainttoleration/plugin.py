@@ -1,0 +1,157 @@
+"""TaintToleration keeps pods off nodes whose taints they do not tolerate, and prefers nodes
+with fewer untolerated PreferNoSchedule taints.
+
+Upstream: pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go (v1.34).
+Filter looks only at NoSchedule and NoExecute taints and rejects with
+UnschedulableAndUnresolvable (preemption cannot remove a taint). Score counts the node's
+PreferNoSchedule taints that none of the pod's PreferNoSchedule (or effect-less) tolerations
+tolerates; NormalizeScore reverses the counts so the node with fewest gets 100.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Final
+
+from kubesched.api import Node, Pod, Taint, Toleration, find_untolerated_taint, tolerates_any
+from kubesched.framework import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    CycleState,
+    EnqueueExtensions,
+    EventResource,
+    FilterPlugin,
+    NodeInfo,
+    NodeScore,
+    PreScorePlugin,
+    QueueingHint,
+    ScorePlugin,
+    StateData,
+    Status,
+)
+from kubesched_builtin.helper import default_normalize_score, is_do_not_schedule_taint
+from kubesched_builtin.names import TAINT_TOLERATION
+
+__all__ = ["PRE_SCORE_STATE_KEY", "TaintToleration", "untolerated_taint_reason"]
+
+PRE_SCORE_STATE_KEY: Final = "PreScore" + TAINT_TOLERATION
+
+
+def untolerated_taint_reason(taint: Taint) -> str:
+    """The Filter reason naming the first untolerated taint (v1.31+ wording)."""
+    return f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}"
+
+
+@dataclass(frozen=True)
+class PreScoreState:
+    """The pod's tolerations that can tolerate a PreferNoSchedule taint."""
+
+    tolerations_prefer_no_schedule: tuple[Toleration, ...]
+
+    def clone(self) -> StateData:
+        return self  # never changed after PreScore
+
+
+def _prefer_no_schedule_tolerations(tolerations: Sequence[Toleration]) -> tuple[Toleration, ...]:
+    # an empty effect matches every effect, PreferNoSchedule included
+    return tuple(t for t in tolerations if t.effect in ("", "PreferNoSchedule"))
+
+
+def _count_intolerable_prefer_no_schedule(
+    taints: Sequence[Taint], tolerations: Sequence[Toleration]
+) -> int:
+    return sum(
+        1
+        for taint in taints
+        if taint.effect == "PreferNoSchedule" and not tolerates_any(tolerations, taint)
+    )
+
+
+def _untolerated(node: Node, tolerations: Sequence[Toleration]) -> Taint | None:
+    return find_untolerated_taint(node.spec.taints, tolerations, is_do_not_schedule_taint)
+
+
+class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions):
+    """Filter: untolerated NoSchedule/NoExecute taints; Score: fewer untolerated
+    PreferNoSchedule taints is better."""
+
+    name: ClassVar[str] = TAINT_TOLERATION
+
+    # -- Filter -------------------------------------------------------------------------
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        node = node_info.node
+        if node is None:
+            return Status.as_error("node not found")
+        taint = _untolerated(node, pod.spec.tolerations)
+        if taint is None:
+            return None
+        return Status.unresolvable(untolerated_taint_reason(taint))
+
+    # -- PreScore / Score ---------------------------------------------------------------
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
+        tolerations = _prefer_no_schedule_tolerations(pod.spec.tolerations)
+        state.write(PRE_SCORE_STATE_KEY, PreScoreState(tolerations))
+        return None
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        node = node_info.node
+        if node is None:
+            return 0, Status.as_error("node not found")
+        data = state.get(PRE_SCORE_STATE_KEY)
+        if not isinstance(data, PreScoreState):
+            # upstream reads the state strictly: Score without PreScore is an error
+            return 0, Status.as_error(
+                f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found'
+            )
+        count = _count_intolerable_prefer_no_schedule(
+            node.spec.taints, data.tolerations_prefer_no_schedule
+        )
+        return count, None
+
+    def normalize_score(
+        self, state: CycleState, pod: Pod, scores: list[NodeScore]
+    ) -> Status | None:
+        default_normalize_score(scores, reverse=True)
+        return None
+
+    # -- EnqueueExtensions --------------------------------------------------------------
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        # upstream with queueing hints on (the v1.34 default): a node that appears or changes
+        # taints, and the pod itself gaining tolerations
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.Node, ActionType.Add | ActionType.UpdateNodeTaint),
+                self.is_schedulable_after_node_change,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.Pod, ActionType.UpdatePodToleration),
+                self.is_schedulable_after_pod_toleration_change,
+            ),
+        ]
+
+    def is_schedulable_after_node_change(
+        self, pod: Pod, old_obj: Any, new_obj: Any
+    ) -> QueueingHint:
+        """Queue when the node went from having an untolerated NoSchedule/NoExecute taint (or
+        not existing) to having none."""
+        if not isinstance(new_obj, Node) or not (old_obj is None or isinstance(old_obj, Node)):
+            return QueueingHint.Queue
+        tolerations = pod.spec.tolerations
+        was_untolerated = old_obj is None or _untolerated(old_obj, tolerations) is not None
+        is_untolerated = _untolerated(new_obj, tolerations) is not None
+        if was_untolerated and not is_untolerated:
+            return QueueingHint.Queue
+        return QueueingHint.QueueSkip
+
+    def is_schedulable_after_pod_toleration_change(
+        self, pod: Pod, old_obj: Any, new_obj: Any
+    ) -> QueueingHint:
+        """Queue when the rejected pod itself changed tolerations (only additions are
+        allowed, so it may now tolerate the taint)."""
+        if not isinstance(new_obj, Pod) or not (old_obj is None or isinstance(old_obj, Pod)):
+            return QueueingHint.Queue
+        if new_obj.metadata.uid == pod.metadata.uid:
+            return QueueingHint.Queue
+        return QueueingHint.QueueSkip
