@@ -7,15 +7,14 @@ drift apart: each pod's node, and the status and message of those left unplaced.
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from example_tables import Expected, check_outcome, readme_outcome
 
 from kubesched.cli._main import main
 
@@ -23,41 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 BASIC = ROOT / "examples" / "basic"
 
 
-@dataclass(frozen=True)
-class Expected:
-    """One row of the README's outcome table."""
-
-    pod: str
-    node: str | None
-    status: str
-    message: str
-
-
 def _readme_outcome() -> dict[str, Expected]:
-    """The `| pod | node | why |` table of examples/basic/README.md."""
-    rows: dict[str, Expected] = {}
-    in_table = False
-    for line in (BASIC / "README.md").read_text(encoding="utf-8").splitlines():
-        if not line.startswith("|"):
-            in_table = False
-            continue
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if cells[:2] == ["pod", "node"] and cells[2].startswith("why"):
-            in_table = True
-            continue
-        if not in_table or set(cells[0]) <= {"-"}:
-            continue  # another table, or the |---| separator
-        pod, node, why = cells
-        if node in ("—", "-"):
-            status, _, rest = why.partition(":")
-            # `code` in the README is quoted text in the message
-            message = re.sub(r"`([^`]*)`", r'"\1"', rest.strip())
-            if status == "Unschedulable":
-                message = message.strip('"')  # the whole message is quoted in the README
-            rows[pod] = Expected(pod, None, status, message)
-        else:
-            rows[pod] = Expected(pod, node, "Bound", "")
-    return rows
+    return readme_outcome(BASIC)
 
 
 def _simulate_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
@@ -87,17 +53,11 @@ def test_basic_example_matches_readme(capsys: pytest.CaptureFixture[str]) -> Non
     data = _simulate_json(capsys)
     pods = {p["name"]: p for p in data["pods"]}
 
-    for name, want in _readme_outcome().items():
-        got = pods[name]
-        assert (got["node"], got["status"]) == (want.node, want.status), name
-        if want.status == "Unschedulable":
-            assert got["message"] == want.message
-        elif want.status == "Pending":
-            assert got["message"].startswith(want.message), got["message"]
-        else:
-            assert got["message"] == ""
+    check_outcome(pods, _readme_outcome())
     assert pods["batch-big"]["message"] == (
-        "0/3 nodes are available: 1 node(s) were unschedulable, 2 Insufficient cpu."
+        "0/3 nodes are available: 1 node(s) were unschedulable, 2 Insufficient cpu. "
+        "preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, "
+        "2 No preemption victims found for incoming pod.."
     )
     assert pods["other-scheduler"]["schedulerName"] == "my-other-scheduler"
     assert pods["other-scheduler"]["attempts"] == 0

@@ -10,14 +10,6 @@ from kubesched.scheduler import Explanation
 __all__ = ["render_explanation"]
 
 
-def _mark(verdict: str) -> str:
-    if verdict == "ok":
-        return "[green]✓[/]"
-    if verdict == "skipped":
-        return "[dim]skip[/]"
-    return "[red]✗[/]"
-
-
 def render_explanation(exp: Explanation, console: Console) -> None:
     """A Filter table (each plugin's verdict per node, with the reasons) and a Score table
     (raw → normalized x weight per plugin, and the total) for one pod's last attempt."""
@@ -28,20 +20,23 @@ def render_explanation(exp: Explanation, console: Console) -> None:
     if exp.pre_filter:
         pre = ", ".join(f"{name}: {verdict}" for name, verdict in exp.pre_filter.items())
         console.print(f"PreFilter: {pre}")
-    plugins = list(exp.nodes[0].filters) if exp.nodes else []
     filters = Table(title="Filter", title_justify="left")
     filters.add_column("Node", no_wrap=True)
-    for name in plugins:
-        filters.add_column(name, justify="center")
-    filters.add_column("Reasons", overflow="fold")
+    filters.add_column("Passed", justify="right", no_wrap=True)
+    filters.add_column("Rejected by (plugin: code: reason)", overflow="fold")
     for ne in exp.nodes:
-        reasons = "; ".join(
+        failed = [
             f"{name}: {verdict}"
             for name, verdict in ne.filters.items()
             if verdict not in ("ok", "skipped")
-        )
-        filters.add_row(ne.node, *(_mark(ne.filters[n]) for n in plugins), reasons)
+        ]
+        ran = [v for v in ne.filters.values() if v != "skipped"]
+        mark = "[green]✓[/]" if not failed else "[red]✗[/]"
+        filters.add_row(ne.node, f"{mark} {len(ran) - len(failed)}/{len(ran)}", "\n".join(failed))
     console.print(filters)
+    skipped = sorted({n for ne in exp.nodes for n, v in ne.filters.items() if v == "skipped"})
+    if skipped:
+        console.print(f"[dim]Filter skipped (PreFilter said Skip): {', '.join(skipped)}[/]")
 
     feasible = [ne for ne in exp.nodes if ne.total is not None]
     if not feasible:
