@@ -30,9 +30,9 @@ from kubesched.framework import (
     PreFilterResult,
     PreScorePlugin,
     ScorePlugin,
-    StateNotFoundError,
     Status,
 )
+from kubesched_builtin.helper.state import read_state
 from kubesched_builtin.interpodaffinity import events
 from kubesched_builtin.interpodaffinity.args import InterPodAffinityArgs
 from kubesched_builtin.interpodaffinity.filtering import (
@@ -262,25 +262,21 @@ class InterPodAffinity(
 
 
 def _pre_filter_state(state: CycleState) -> PreFilterState:
-    try:
-        data = state.read(PRE_FILTER_STATE_KEY)
-    except StateNotFoundError as exc:
-        # PreFilter did not run (or returned Skip)
-        raise RuntimeError(
-            f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: {exc}'
-        ) from None
-    if not isinstance(data, PreFilterState):
-        raise RuntimeError(f"{data!r}  convert to interpodaffinity.state error")
-    return data
+    # PreFilter did not run (or returned Skip) when the key is missing
+    return read_state(
+        state,
+        PRE_FILTER_STATE_KEY,
+        PreFilterState,
+        reading="error reading",
+        convert="  convert to interpodaffinity.state error",
+    )
 
 
 def _pre_score_state(state: CycleState) -> PreScoreState:
-    try:
-        data = state.read(PRE_SCORE_STATE_KEY)
-    except StateNotFoundError as exc:
-        raise RuntimeError(
-            f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: {exc}'
-        ) from None
-    if not isinstance(data, PreScoreState):
-        raise RuntimeError(f"{data!r}  convert to interpodaffinity.preScoreState error")
-    return data
+    return read_state(
+        state,
+        PRE_SCORE_STATE_KEY,
+        PreScoreState,
+        reading="failed to read",
+        convert="  convert to interpodaffinity.preScoreState error",
+    )

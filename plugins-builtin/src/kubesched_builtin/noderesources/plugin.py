@@ -36,9 +36,9 @@ from kubesched.framework import (
     Resource,
     ScorePlugin,
     StateData,
-    StateNotFoundError,
     Status,
 )
+from kubesched_builtin.helper.state import read_state
 from kubesched_builtin.names import NODE_RESOURCES_FIT
 from kubesched_builtin.noderesources import vectorized
 from kubesched_builtin.noderesources.args import NodeResourcesFitArgs
@@ -104,14 +104,13 @@ class NodeResourcesFit(
         return None, None
 
     def _pod_request(self, state: CycleState) -> Resource:
-        try:
-            data = state.read(PRE_FILTER_STATE_KEY)
-        except StateNotFoundError as exc:
-            raise RuntimeError(
-                f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: {exc}'
-            ) from None
-        if not isinstance(data, PreFilterState):
-            raise RuntimeError(f"{data!r}  convert to NodeResourcesFit.preFilterState error")
+        data = read_state(
+            state,
+            PRE_FILTER_STATE_KEY,
+            PreFilterState,
+            reading="error reading",
+            convert="  convert to NodeResourcesFit.preFilterState error",
+        )
         return data.requests
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:

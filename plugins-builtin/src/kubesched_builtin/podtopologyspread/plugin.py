@@ -34,9 +34,9 @@ from kubesched.framework import (
     PreScorePlugin,
     QueueingHint,
     ScorePlugin,
-    StateNotFoundError,
     Status,
 )
+from kubesched_builtin.helper.state import read_state
 from kubesched_builtin.names import POD_TOPOLOGY_SPREAD
 from kubesched_builtin.podtopologyspread.args import SYSTEM_DEFAULTING, PodTopologySpreadArgs
 from kubesched_builtin.podtopologyspread.common import (
@@ -317,22 +317,20 @@ def _topology_labels_changed(old: Node, new: Node, constraints: Sequence[SpreadC
 
 
 def _pre_filter_state(state: CycleState) -> PreFilterState:
-    try:
-        data = state.read(PRE_FILTER_STATE_KEY)
-    except StateNotFoundError as exc:
-        raise RuntimeError(f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: {exc}') from None
-    if not isinstance(data, PreFilterState):
-        raise RuntimeError(f"{data!r} convert to podtopologyspread.preFilterState error")
-    return data
+    return read_state(
+        state,
+        PRE_FILTER_STATE_KEY,
+        PreFilterState,
+        reading="reading",
+        convert=" convert to podtopologyspread.preFilterState error",
+    )
 
 
 def _pre_score_state(state: CycleState) -> PreScoreState:
-    try:
-        data = state.read(PRE_SCORE_STATE_KEY)
-    except StateNotFoundError as exc:
-        raise RuntimeError(
-            f'error reading "{PRE_SCORE_STATE_KEY}" from cycleState: {exc}'
-        ) from None
-    if not isinstance(data, PreScoreState):
-        raise RuntimeError(f"{data!r}  convert to podtopologyspread.preScoreState error")
-    return data
+    return read_state(
+        state,
+        PRE_SCORE_STATE_KEY,
+        PreScoreState,
+        reading="error reading",
+        convert="  convert to podtopologyspread.preScoreState error",
+    )
