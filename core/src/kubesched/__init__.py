@@ -3,19 +3,21 @@
 The package is built in layers, each importing only from the layers before it (a test,
 core/tests/package/test_layers.py, keeps it so):
 
-    api, clock -> framework, cluster -> runtime, config, queue, cache, cluster.memory
-        -> scheduler -> simulate, testing -> cli
+    api, clock -> framework, cluster -> runtime, config, queue, cache, cluster.memory,
+        cluster.kube -> scheduler -> simulate, run, testing -> cli
 
 - ``api``: the Kubernetes objects the scheduler reads, resource quantities, selectors.
 - ``clock``: wall and virtual time, and the asyncio loop simulations run on.
 - ``framework``: the plugin API (extension points, Code/Status, CycleState, NodeInfo).
-- ``cluster``: the Cluster interface; ``cluster.memory`` the embedded backend.
+- ``cluster``: the Cluster interface; ``cluster.memory`` the embedded backend and
+  ``cluster.kube`` a real API server (the ``kube`` extra).
 - ``runtime``, ``config``, ``queue``, ``cache``: what runs plugins, reads the
   KubeSchedulerConfiguration, holds pods waiting to be scheduled, and keeps the scheduler's
   view of the cluster.
 - ``scheduler``: the scheduling loop, binding cycles and informer handlers.
-- ``simulate``, ``testing``, ``cli``: the simulator, helpers for plugin authors' tests, and
-  the ``kubesched`` command.
+- ``simulate``, ``run``, ``testing``, ``cli``: the simulator, the real-cluster runner (leader
+  election, metrics), helpers and the conformance kit for plugin authors, and the
+  ``kubesched`` command.
 
 This module only re-exports the version and the errors kubesched raises on purpose.
 """

@@ -1,0 +1,300 @@
+"""Raw requests to the API server over kubernetes_asyncio's authenticated session.
+
+kubernetes_asyncio provides what is hard to get right: kubeconfig and in-cluster loading,
+client certificates, bearer tokens and their refresh (exec plugins, projected service
+account tokens), TLS. Its generated models are not used: every request here goes through
+`ApiClient.call_api(..., _preload_content=False)`, which hands back the raw aiohttp
+response, so bodies are read as JSON and validated straight into kubesched's own models
+(the generated ones cost about ten times more per pod, and fail to decode the Status a
+binding returns: kubernetes-client/python issues #825 and #547).
+
+Errors come back as `ApiError` carrying the HTTP code and the Status reason; connection
+failures are `ApiError`s with code 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from typing import Any, Final
+
+import aiohttp
+from kubernetes_asyncio import client as k8s_client
+from kubernetes_asyncio import config as k8s_config
+
+from kubesched._errors import KubeschedError
+
+__all__ = [
+    "JSON",
+    "MERGE_PATCH",
+    "STRATEGIC_MERGE_PATCH",
+    "ApiError",
+    "RateLimiter",
+    "Transport",
+]
+
+_log = logging.getLogger("kubesched.cluster.kube")
+
+JSON: Final = "application/json"
+MERGE_PATCH: Final = "application/merge-patch+json"
+STRATEGIC_MERGE_PATCH: Final = "application/strategic-merge-patch+json"
+
+REQUEST_TIMEOUT: Final = 30.0
+"""Seconds a non-watch request may take before it fails (client-go sets none by default;
+a scheduler should not hang on one request)."""
+
+Query = Sequence[tuple[str, str]]
+
+
+class ApiError(KubeschedError):
+    """A request the API server refused, or could not be reached for (``code`` 0).
+
+    ``reason`` is the Status reason (``Conflict``, ``NotFound``, ``Expired``, ``Forbidden``
+    ...), ``message`` the server's message.
+    """
+
+    def __init__(
+        self, code: int, reason: str, message: str, *, method: str = "", path: str = ""
+    ) -> None:
+        super().__init__(code, reason, message, method, path)
+        self.code = code
+        self.reason = reason
+        self.message = message
+        self.method = method
+        self.path = path
+
+    @property
+    def gone(self) -> bool:
+        """The resourceVersion asked for is too old: the caller must list again."""
+        return self.code == 410 or self.reason in ("Expired", "Gone")
+
+    def __str__(self) -> str:
+        where = f"{self.method} {self.path}: " if self.method else ""
+        what = f"{self.code} {self.reason}" if self.code else "connection failed"
+        return f"{where}{what}: {self.message}"
+
+
+def error_from_status(status: Mapping[str, Any], *, method: str = "", path: str = "") -> ApiError:
+    """An ApiError from a metav1.Status body (a failed response, or a watch ERROR event)."""
+    code = status.get("code")
+    return ApiError(
+        int(code) if isinstance(code, int) else 0,
+        str(status.get("reason") or ""),
+        str(status.get("message") or ""),
+        method=method,
+        path=path,
+    )
+
+
+class RateLimiter:
+    """Client-side rate limit as client-go's token bucket: `qps` sustained, `burst` at once
+    (clientConnection.qps and .burst, kube-scheduler defaults 50 and 100). Watches are not
+    limited, as client-go does not limit them either once established."""
+
+    def __init__(self, qps: float, burst: int) -> None:
+        self._qps = qps
+        self._burst = max(1, burst)
+        self._tokens = float(self._burst)
+        self._last: float | None = None
+        self._lock = asyncio.Lock()
+
+    async def wait(self) -> None:
+        if self._qps <= 0:
+            return
+        async with self._lock:
+            loop = asyncio.get_running_loop()
+            now = loop.time()
+            if self._last is not None:
+                self._tokens = min(self._burst, self._tokens + (now - self._last) * self._qps)
+            self._last = now
+            if self._tokens < 1:
+                delay = (1 - self._tokens) / self._qps
+                await asyncio.sleep(delay)
+                self._last = loop.time()
+                self._tokens = 1.0
+            self._tokens -= 1
+
+
+class Transport:
+    """Authenticated JSON requests and watch streams to one API server."""
+
+    def __init__(
+        self, api_client: Any, *, rate_limiter: RateLimiter | None = None, user_agent: str = ""
+    ) -> None:
+        self._api = api_client
+        self._limiter = rate_limiter
+        if user_agent:
+            api_client.user_agent = user_agent
+
+    # -- construction -------------------------------------------------------------------
+    @classmethod
+    async def from_kubeconfig(
+        cls, path: str | None = None, *, context: str | None = None, **kwargs: Any
+    ) -> Transport:
+        """From a kubeconfig file (``None``: ``$KUBECONFIG``, then ``~/.kube/config``)."""
+        configuration = k8s_client.Configuration()
+        await k8s_config.load_kube_config(
+            config_file=path, context=context, client_configuration=configuration
+        )
+        return cls(k8s_client.ApiClient(configuration), **kwargs)
+
+    @classmethod
+    def in_cluster(cls, **kwargs: Any) -> Transport:
+        """From the pod's service account (token, CA and ``KUBERNETES_SERVICE_HOST``)."""
+        configuration = k8s_client.Configuration()
+        k8s_config.load_incluster_config(  # type: ignore[no-untyped-call]
+            client_configuration=configuration
+        )
+        return cls(k8s_client.ApiClient(configuration), **kwargs)
+
+    @classmethod
+    def for_host(cls, host: str, *, token: str | None = None, **kwargs: Any) -> Transport:
+        """To `host` (``http://127.0.0.1:8080``) with an optional bearer token: tests and
+        local API servers."""
+        configuration = k8s_client.Configuration(host=host)
+        if token:
+            configuration.api_key = {"BearerToken": token}
+            configuration.api_key_prefix = {"BearerToken": "Bearer"}
+        configuration.verify_ssl = False
+        return cls(k8s_client.ApiClient(configuration), **kwargs)
+
+    @classmethod
+    async def connect(
+        cls,
+        kubeconfig: str | None = None,
+        *,
+        in_cluster: bool = False,
+        context: str | None = None,
+        **kwargs: Any,
+    ) -> Transport:
+        """The client `kubesched run` uses: an explicit kubeconfig, else in-cluster when
+        asked or when running in a pod without ``$KUBECONFIG``, else the default kubeconfig."""
+        if kubeconfig:
+            return await cls.from_kubeconfig(kubeconfig, context=context, **kwargs)
+        if in_cluster or (
+            os.environ.get("KUBERNETES_SERVICE_HOST") and not os.environ.get("KUBECONFIG")
+        ):
+            return cls.in_cluster(**kwargs)
+        return await cls.from_kubeconfig(None, context=context, **kwargs)
+
+    @property
+    def host(self) -> str:
+        return str(self._api.configuration.host)
+
+    async def close(self) -> None:
+        await self._api.close()
+
+    # -- requests -----------------------------------------------------------------------
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: Query = (),
+        body: Any = None,
+        content_type: str = JSON,
+        timeout: float = REQUEST_TIMEOUT,
+    ) -> Any:
+        """Send one request; the decoded JSON body of a 2xx answer, else ApiError."""
+        if self._limiter is not None:
+            await self._limiter.wait()
+        response = await self._send(method, path, query, body, content_type, timeout)
+        try:
+            data = await response.read()
+        except (TimeoutError, aiohttp.ClientError) as exc:
+            raise ApiError(0, "", _describe(exc), method=method, path=path) from exc
+        finally:
+            response.release()
+        if not 200 <= response.status <= 299:
+            raise _error_of(response.status, data, method, path)
+        if not data:
+            return None
+        try:
+            return json.loads(data)
+        except ValueError as exc:
+            detail = f"invalid JSON: {exc}"
+            raise ApiError(response.status, "", detail, method=method, path=path) from exc
+
+    @asynccontextmanager
+    async def stream(
+        self, path: str, *, query: Query = (), timeout: float | None = None
+    ) -> AsyncIterator[AsyncIterator[bytes]]:
+        """Open a streaming GET (a watch) and yield its lines; ApiError if refused.
+
+        `timeout` bounds the wait for each read (the server sends nothing on a quiet watch,
+        so it must exceed the watch's own ``timeoutSeconds``).
+        """
+        method = "GET"
+        response = await self._send(method, path, query, None, JSON, None, read_timeout=timeout)
+        try:
+            if not 200 <= response.status <= 299:
+                data = await response.read()
+                raise _error_of(response.status, data, method, path)
+            yield _lines(response, method, path)
+        finally:
+            response.close()
+
+    async def _send(
+        self,
+        method: str,
+        path: str,
+        query: Query,
+        body: Any,
+        content_type: str,
+        timeout: float | None,
+        *,
+        read_timeout: float | None = None,
+    ) -> aiohttp.ClientResponse:
+        client_timeout = aiohttp.ClientTimeout(
+            total=timeout, sock_connect=REQUEST_TIMEOUT, sock_read=read_timeout
+        )
+        try:
+            response: aiohttp.ClientResponse = await self._api.call_api(
+                path,
+                method,
+                query_params=list(query),
+                header_params={"Accept": JSON, "Content-Type": content_type},
+                body=body,
+                auth_settings=["BearerToken"],
+                _preload_content=False,
+                _request_timeout=client_timeout,
+            )
+        except (TimeoutError, aiohttp.ClientError, OSError) as exc:
+            raise ApiError(0, "", _describe(exc), method=method, path=path) from exc
+        return response
+
+
+async def _lines(response: aiohttp.ClientResponse, method: str, path: str) -> AsyncIterator[bytes]:
+    try:
+        while True:
+            line = await response.content.readline()
+            if not line:
+                return
+            line = line.strip()
+            if line:
+                yield line
+    except (TimeoutError, aiohttp.ClientError) as exc:
+        raise ApiError(0, "", _describe(exc), method=method, path=path) from exc
+
+
+def _error_of(status: int, data: bytes, method: str, path: str) -> ApiError:
+    try:
+        body = json.loads(data)
+    except ValueError:
+        body = None
+    if isinstance(body, dict) and body.get("kind") == "Status":
+        error = error_from_status(body, method=method, path=path)
+        error.code = error.code or status
+        return error
+    text = data.decode("utf-8", "replace").strip()[:200]
+    return ApiError(status, "", text, method=method, path=path)
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, TimeoutError):
+        return "timed out"
+    return str(exc) or type(exc).__name__

@@ -1,0 +1,35 @@
+"""`kubesched run`: the scheduler against a real API server (needs the `kube` extra).
+
+Layer 4, beside `simulate`: it assembles the `kube` cluster backend, the Scheduler, leader
+election over a coordination.k8s.io/v1 Lease, upstream's metrics, the /metrics, /healthz
+and /readyz endpoints, and graceful shutdown on SIGTERM.
+"""
+
+from kubesched.run._leader import JITTER_FACTOR, LeaderElector, LeaseLock
+from kubesched.run._metrics import EXTENSION_POINT_METHODS, SchedulerMetrics, exponential_buckets
+from kubesched.run._runner import (
+    InstrumentedScheduler,
+    Runner,
+    RunOptions,
+    build_runner,
+    default_identity,
+    run_main,
+)
+from kubesched.run._server import Check, EndpointServer
+
+__all__ = [
+    "EXTENSION_POINT_METHODS",
+    "JITTER_FACTOR",
+    "Check",
+    "EndpointServer",
+    "InstrumentedScheduler",
+    "LeaderElector",
+    "LeaseLock",
+    "RunOptions",
+    "Runner",
+    "SchedulerMetrics",
+    "build_runner",
+    "default_identity",
+    "exponential_buckets",
+    "run_main",
+]

@@ -1,0 +1,370 @@
+"""`kubesched run`: the scheduler against a real API server, as kube-scheduler runs.
+
+Upstream: cmd/kube-scheduler/app/server.go (Run). The order is upstream's:
+
+1. serve /metrics, /healthz, /readyz;
+2. start the informers and wait until they have synced (unless `delayCacheUntilActive`
+   and leader election are on, in which case this waits for leadership), so a passive
+   replica has a warm cache;
+3. with leader election, wait for the Lease, then schedule while renewing it; losing the
+   Lease stops scheduling at once (binding cycles in flight are cancelled) and the process
+   exits with code 1, as kube-scheduler exits, for its Deployment to restart it;
+4. SIGTERM or SIGINT: stop taking pods, reject pods waiting at Permit (their binding
+   cycles roll back), let binding cycles and status writes finish within the grace period,
+   give the Lease up (kube-scheduler leaves it to expire; releasing lets the other replica
+   take over at once, and is safe since nothing is in flight any more), exit 0. A second
+   signal stops waiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import socket
+import uuid
+from collections.abc import Coroutine, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pluggy
+
+from kubesched import __version__
+from kubesched.clock import Clock, WallClock
+from kubesched.cluster.kube import KubeCluster, KubeLeaseLock, RateLimiter, Transport
+from kubesched.cluster.memory import default_kinds
+from kubesched.config import (
+    PluginCatalog,
+    ResolvedConfig,
+    load_config,
+    parse_duration,
+    resolve,
+)
+from kubesched.framework import Plugin, QueuedPodInfo, WaitingPod
+from kubesched.run._leader import LeaderElector
+from kubesched.run._metrics import SchedulerMetrics
+from kubesched.run._server import Check, EndpointServer
+from kubesched.runtime import PluginRegistry, make_plugin_manager
+from kubesched.scheduler import Scheduler
+
+__all__ = [
+    "InstrumentedScheduler",
+    "RunOptions",
+    "Runner",
+    "build_runner",
+    "default_identity",
+    "run_main",
+]
+
+_log = logging.getLogger("kubesched.run")
+
+SHUTDOWN_REJECTION = "scheduler is shutting down"
+
+
+@dataclass
+class RunOptions:
+    """What `kubesched run` was asked for (the command line)."""
+
+    config: str | None = None
+    kubeconfig: str | None = None
+    in_cluster: bool = False
+    context: str | None = None
+    bind_address: str = "127.0.0.1"
+    port: int | None = 10251
+    """None: no endpoints; 0: any free port."""
+    leader_elect: bool | None = None
+    """None: `leaderElection.leaderElect` of the configuration (default true)."""
+    resource_name: str | None = None
+    resource_namespace: str | None = None
+    identity: str | None = None
+    shutdown_grace_period: float = 30.0
+
+
+class InstrumentedScheduler(Scheduler):
+    """The Scheduler, telling its metrics when each scheduling cycle starts."""
+
+    def __init__(self, *args: Any, metrics: SchedulerMetrics, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.metrics = metrics
+        metrics.watch_queue(self.queue)
+        for fwk in self.profiles.values():
+            metrics.instrument(fwk)
+
+    def schedule_one(self, qpi: QueuedPodInfo) -> None:
+        self.metrics.attempt_started(qpi.pod)
+        super().schedule_one(qpi)
+
+    def reject_waiting_pods(self, message: str) -> int:
+        """Reject every pod waiting at Permit: their binding cycles roll back."""
+        waiting: list[WaitingPod] = []
+        for fwk in self.profiles.values():
+            fwk.iterate_over_waiting_pods(waiting.append)
+        return sum(1 for wp in waiting if wp.reject("", message))
+
+    def abort(self) -> None:
+        """Stop at once: no new cycle, binding cycles and status writes cancelled."""
+        self.stop()
+        for task in [*self._binding_tasks, *self._side_tasks]:
+            task.cancel()
+
+
+class Runner:
+    """One `kubesched run` process: endpoints, informers, leader election, the loop."""
+
+    def __init__(
+        self,
+        cluster: KubeCluster,
+        config: ResolvedConfig,
+        plugins: Mapping[str, type[Plugin]],
+        *,
+        elector: LeaderElector | None = None,
+        hooks: pluggy.PluginManager | None = None,
+        bind_address: str = "127.0.0.1",
+        port: int | None = 10251,
+        shutdown_grace_period: float = 30.0,
+        clock: Clock | None = None,
+        seed: int | None = None,
+    ) -> None:
+        self.cluster = cluster
+        self.elector = elector
+        self.clock = clock or WallClock()
+        self.metrics = SchedulerMetrics()
+        self.hooks = hooks if hooks is not None else make_plugin_manager(load_entrypoints=False)
+        self.hooks.register(self.metrics)
+        self.scheduler = InstrumentedScheduler(
+            cluster,
+            config,
+            plugins,
+            clock=self.clock,
+            seed=seed,
+            hooks=self.hooks,
+            metrics=self.metrics,
+        )
+        self.delay_cache_until_active = config.config.delay_cache_until_active
+        self.shutdown_grace_period = shutdown_grace_period
+        self.leading = False
+        self.shutting_down = False
+        health: dict[str, Check] = {}
+        if elector is not None:
+            health["leaderElection"] = elector.check
+        self.server: EndpointServer | None = None
+        if port is not None:
+            self.server = EndpointServer(
+                self.metrics.registry,
+                host=bind_address,
+                port=port,
+                health=health,
+                ready={"sched-handler-sync": self._synced, "shutdown": self._not_shutting_down},
+            )
+        self._shutdown = asyncio.Event()
+        self._force = asyncio.Event()
+        self._watching = False
+
+    # -- checks ---------------------------------------------------------------------------
+    def _synced(self) -> str | None:
+        return None if self._watching and self.cluster.synced else "handlers are not synced"
+
+    def _not_shutting_down(self) -> str | None:
+        return "process is shutting down" if self.shutting_down else None
+
+    # -- control --------------------------------------------------------------------------
+    def request_shutdown(self) -> None:
+        """Begin a graceful shutdown (what SIGTERM does); a second call stops waiting."""
+        if self._shutdown.is_set():
+            self._force.set()
+        self.shutting_down = True
+        self._shutdown.set()
+
+    async def run(self) -> int:
+        """Run until shut down (0) or until the Lease is lost or the loop fails (1)."""
+        loop = asyncio.get_running_loop()
+        installed = _install_signals(loop, self.request_shutdown)
+        try:
+            if self.server is not None:
+                port = await self.server.start()
+                _log.info("Serving /metrics, /healthz and /readyz on %s:%s", self.server.host, port)
+            eager = self.elector is None or not self.delay_cache_until_active
+            if eager and not await self._until_shutdown(self._start_informers()):
+                return 0
+            if self.elector is not None:
+                if not await self._until_shutdown(self.elector.acquire()):
+                    _log.info("Requested to terminate, exiting")
+                    return 0
+                self.leading = True
+            return await self._schedule()
+        finally:
+            for sig in installed:
+                loop.remove_signal_handler(sig)
+            if self.server is not None:
+                await self.server.stop()
+            await self.cluster.close()
+
+    async def _start_informers(self) -> None:
+        _log.info("Starting informers and waiting for sync...")
+        self.scheduler.start_watching()
+        self._watching = True
+        await self.cluster.wait_for_sync()
+        _log.info("Handlers synced")
+
+    async def _until_shutdown(self, coro: Coroutine[Any, Any, Any]) -> bool:
+        """Run `coro` unless shutdown comes first; whether it completed."""
+        task = asyncio.ensure_future(coro)
+        stop = asyncio.ensure_future(self._shutdown.wait())
+        try:
+            await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for t in (task, stop):
+                if not t.done():
+                    t.cancel()
+            await asyncio.gather(task, stop, return_exceptions=True)
+        if task.done() and not task.cancelled():
+            task.result()  # re-raise what failed
+            return True
+        return False
+
+    async def _lead(self) -> None:
+        if not self._watching:  # delayCacheUntilActive: informers start once leading
+            await self._start_informers()
+        await self.scheduler.run()
+
+    async def _schedule(self) -> int:
+        sched = self.scheduler
+        running = asyncio.ensure_future(self._lead())
+        stop = asyncio.ensure_future(self._shutdown.wait())
+        renewing = asyncio.ensure_future(self.elector.renew()) if self.elector else None
+        waiting: set[asyncio.Future[Any]] = {running, stop}
+        if renewing is not None:
+            waiting.add(renewing)
+        try:
+            done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+            if renewing is not None and renewing in done:
+                _log.error("Leaderelection lost")
+                self.leading = False
+                sched.abort()
+                return 1
+            if stop in done:
+                _log.info("Requested to terminate, draining in-flight binding cycles")
+                await self._drain()
+                if renewing is not None:
+                    renewing.cancel()
+                    await asyncio.gather(renewing, return_exceptions=True)
+                    if self.elector is not None and await self.elector.release():
+                        _log.info("Released lease %s", self.elector.lock.describe())
+                    self.leading = False
+                return 0
+            # the scheduling loop ended on its own: only a failure does that
+            error = running.exception()
+            _log.error("Scheduling loop stopped: %s", error or "no reason")
+            return 1
+        finally:
+            for t in waiting:
+                if not t.done():
+                    t.cancel()
+            await asyncio.gather(*waiting, return_exceptions=True)
+
+    async def _drain(self) -> None:
+        sched = self.scheduler
+        sched.stop()
+        rejected = sched.reject_waiting_pods(SHUTDOWN_REJECTION)
+        if rejected:
+            _log.info("Rejected %d pod(s) waiting at Permit", rejected)
+        draining = asyncio.ensure_future(sched.drain())
+        forced = asyncio.ensure_future(self._force.wait())
+        done, _ = await asyncio.wait(
+            {draining, forced},
+            timeout=self.shutdown_grace_period,
+            return_when=asyncio.FIRST_COMPLETED,
+        )
+        if draining not in done:
+            _log.warning("Shutdown did not wait for every binding cycle to finish")
+            sched.abort()
+        for t in (draining, forced):
+            if not t.done():
+                t.cancel()
+        await asyncio.gather(draining, forced, return_exceptions=True)
+
+
+def _install_signals(loop: asyncio.AbstractEventLoop, handler: Any) -> list[int]:
+    installed: list[int] = []
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(sig, handler)
+        except (NotImplementedError, RuntimeError, ValueError):
+            continue  # not the main thread, or no signals on this platform
+        installed.append(sig)
+    return installed
+
+
+def default_identity() -> str:
+    """`<hostname>_<uuid>`, as kube-scheduler names a leader-election candidate."""
+    return f"{socket.gethostname()}_{uuid.uuid4()}"
+
+
+async def build_runner(options: RunOptions) -> Runner:
+    """Load the configuration and plugins, connect, and assemble the Runner."""
+    hooks = make_plugin_manager()
+    registry = PluginRegistry.discover()
+    catalog = PluginCatalog(registry.plugins, registry.broken, registry.providers())
+    loaded = load_config(options.config)
+    resolved = resolve(loaded, catalog, options.config)
+    cfg = resolved.config
+    connection = cfg.client_connection
+    transport = await Transport.connect(
+        options.kubeconfig or connection.kubeconfig or None,
+        in_cluster=options.in_cluster,
+        context=options.context,
+        rate_limiter=RateLimiter(connection.qps, connection.burst),
+        user_agent=f"kubesched/{__version__}",
+    )
+    clock = WallClock()
+    cluster = KubeCluster(
+        transport,
+        default_kinds(hooks),
+        clock=clock,
+        reporting_instance=f"kubesched-{socket.gethostname()}",
+    )
+    election = cfg.leader_election
+    leader_elect = election.leader_elect if options.leader_elect is None else options.leader_elect
+    elector = None
+    if leader_elect:
+        identity = options.identity or default_identity()
+        lock = KubeLeaseLock(
+            transport,
+            options.resource_namespace or election.resource_namespace,
+            options.resource_name or election.resource_name,
+            identity,
+        )
+        elector = LeaderElector(
+            lock,
+            lease_duration=parse_duration(election.lease_duration),
+            renew_deadline=parse_duration(election.renew_deadline),
+            retry_period=parse_duration(election.retry_period),
+            clock=clock,
+        )
+    return Runner(
+        cluster,
+        resolved,
+        registry.plugins,
+        elector=elector,
+        hooks=hooks,
+        bind_address=options.bind_address,
+        port=options.port,
+        shutdown_grace_period=options.shutdown_grace_period,
+        clock=clock,
+    )
+
+
+def run_main(options: RunOptions) -> int:
+    """Build and run on a fresh event loop; the process exit code."""
+
+    async def main() -> int:
+        runner = await build_runner(options)
+        _log.info(
+            "Starting kubesched %s against %s (profiles: %s)",
+            __version__,
+            runner.cluster.transport.host,
+            ", ".join(runner.scheduler.profiles),
+        )
+        return await runner.run()
+
+    return asyncio.run(main())

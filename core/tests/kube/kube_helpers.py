@@ -1,0 +1,168 @@
+"""Shared helpers of the `kube` backend tests: the fake server, a cluster on it, waiting."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Coroutine
+from contextlib import asynccontextmanager
+from typing import Any, ClassVar, TypeVar
+
+from kube_fake_apiserver import FakeApiServer
+
+from kubesched.api import KindRegistry, Pod
+from kubesched.cluster.kube import InformerSettings, KubeCluster, Transport
+from kubesched.cluster.memory import default_kinds
+from kubesched.config import PluginCatalog, ResolvedConfig, parse_config, resolve
+from kubesched.framework import (
+    BindPlugin,
+    Code,
+    CycleState,
+    FilterPlugin,
+    NodeInfo,
+    PermitPlugin,
+    Plugin,
+    QueuedPodInfo,
+    QueueSortPlugin,
+    ReservePlugin,
+    Status,
+)
+from kubesched.runtime import PluginRegistry
+
+T = TypeVar("T")
+
+FAST = InformerSettings(backoff_initial=0.01, backoff_max=0.05)
+"""Client-go's algorithm with millisecond backoffs, so failure paths run quickly."""
+
+
+def run(scenario: Callable[[], Coroutine[Any, Any, T]], timeout: float = 30.0) -> T:
+    """Run one async scenario on a fresh loop, bounded so a hang fails instead of blocking."""
+
+    async def bounded() -> T:
+        return await asyncio.wait_for(scenario(), timeout)
+
+    return asyncio.run(bounded())
+
+
+async def eventually(check: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
+    """Wait until `check()` holds (the outcome is asserted, not the time it took)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not check():
+        if loop.time() > deadline:
+            raise AssertionError(f"never happened: {what}")
+        await asyncio.sleep(0.005)
+
+
+@asynccontextmanager
+async def fake_server() -> AsyncIterator[FakeApiServer]:
+    server = FakeApiServer()
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()
+
+
+@asynccontextmanager
+async def cluster_on(
+    server: FakeApiServer,
+    kinds: KindRegistry | None = None,
+    settings: InformerSettings = FAST,
+) -> AsyncIterator[KubeCluster]:
+    cluster = KubeCluster(
+        Transport.for_host(server.url),
+        kinds or default_kinds(),
+        settings=settings,
+        reporting_instance="kubesched-test",
+        seed=1,
+    )
+    try:
+        yield cluster
+    finally:
+        await cluster.close()
+
+
+# -- in-test plugins (core's tests cannot rely on kubesched-builtin being installed) ------
+class Sort(QueueSortPlugin):
+    name = "KubeTestSort"
+
+    def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+        pa, pb = a.pod.priority, b.pod.priority
+        return pa > pb or (pa == pb and a.timestamp < b.timestamp)
+
+
+class CpuFit(FilterPlugin):
+    """Rejects nodes without room for the pod's CPU request (NodeResourcesFit's message)."""
+
+    name = "KubeTestCpuFit"
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        want = sum(c.resources.requests.get("cpu", 0) for c in pod.spec.containers) * 1000
+        if node_info.requested.milli_cpu + want > node_info.allocatable.milli_cpu:
+            return Status.unschedulable("Insufficient cpu")
+        return None
+
+
+class Binder(BindPlugin):
+    """DefaultBinder's behaviour: the cluster's pods/binding, any failure an Error."""
+
+    name = "KubeTestBinder"
+
+    async def bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        try:
+            await self.handle.cluster.bind(pod, node_name)
+        except Exception as exc:
+            return Status.as_error(exc)
+        return None
+
+
+class Recorder(ReservePlugin):
+    """Records reserve/unreserve calls by pod name (class-level, reset per test)."""
+
+    name = "KubeTestRecorder"
+    calls: ClassVar[list[tuple[str, str, str]]] = []
+
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        Recorder.calls.append(("reserve", pod.metadata.name, node_name))
+        return None
+
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        Recorder.calls.append(("unreserve", pod.metadata.name, node_name))
+
+
+class HoldAtPermit(PermitPlugin):
+    """Pods labelled hold=yes wait at Permit for an hour."""
+
+    name = "KubeTestHold"
+
+    def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status | None, float]:
+        if pod.metadata.labels.get("hold") == "yes":
+            return Status(Code.Wait), 3600.0
+        return None, 0.0
+
+
+PLUGINS: list[type[Plugin]] = [Sort, CpuFit, Binder, Recorder, HoldAtPermit]
+
+
+def resolved_config(extra: dict[str, Any] | None = None, **profile: Any) -> ResolvedConfig:
+    """One profile `default-scheduler` with the in-test plugins, plus `extra` top-level
+    fields (leaderElection ...)."""
+    prof: dict[str, Any] = {
+        "schedulerName": "default-scheduler",
+        "plugins": {"multiPoint": {"enabled": [{"name": p.name} for p in PLUGINS]}},
+    }
+    prof.update(profile)
+    cfg: dict[str, Any] = {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "profiles": [prof],
+    }
+    cfg.update(extra or {})
+    registry = PluginRegistry()
+    for p in PLUGINS:
+        registry.register(p)
+    return resolve(parse_config(cfg), PluginCatalog(registry.plugins, {}, {}))
+
+
+def plugin_classes() -> dict[str, type[Plugin]]:
+    return {p.name: p for p in PLUGINS}

@@ -1,0 +1,351 @@
+"""`kubesched run` against the fake API server: endpoints and metrics, leader failover
+between two replicas, a lost Lease, graceful shutdown (SIGTERM included), and the command.
+
+Needs the `kube` extra (kubernetes_asyncio, prometheus_client): skipped without it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("kubernetes_asyncio", reason="needs the kube extra (kubernetes_asyncio)")
+pytest.importorskip("prometheus_client", reason="needs the kube extra (prometheus_client)")
+
+import aiohttp
+from click.testing import CliRunner
+from kube_fake_apiserver import FakeApiServer, node_raw, pod_raw
+from kube_helpers import (
+    FAST,
+    Recorder,
+    eventually,
+    fake_server,
+    plugin_classes,
+    resolved_config,
+    run,
+)
+
+from kubesched.cli import cli
+from kubesched.clock import WallClock
+from kubesched.cluster.kube import KubeCluster, KubeLeaseLock, Transport
+from kubesched.cluster.memory import default_kinds
+from kubesched.run import LeaderElector, Runner
+from kubesched.runtime import make_plugin_manager
+
+LEASE = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kubesched"
+
+
+def make_runner(server: FakeApiServer, identity: str, *, port: int | None = None) -> Runner:
+    """A replica with short leader-election times (lease 1 s, renew 0.5 s, retry 0.2 s)."""
+    transport = Transport.for_host(server.url, user_agent=f"kubesched-test/{identity}")
+    cluster = KubeCluster(transport, default_kinds(), settings=FAST, reporting_instance=identity)
+    lock = KubeLeaseLock(transport, "kube-system", "kubesched", identity)
+    elector = LeaderElector(
+        lock, lease_duration=1.0, renew_deadline=0.5, retry_period=0.2, clock=WallClock()
+    )
+    return Runner(
+        cluster,
+        resolved_config(),
+        plugin_classes(),
+        elector=elector,
+        hooks=make_plugin_manager(load_entrypoints=False),
+        port=port,
+        shutdown_grace_period=5.0,
+    )
+
+
+def bound_to(server: FakeApiServer, name: str) -> str:
+    pod = server.get("v1/pods", f"default/{name}")
+    return "" if pod is None else str(pod.get("spec", {}).get("nodeName") or "")
+
+
+def holder(server: FakeApiServer) -> str:
+    lease = server.get("coordination.k8s.io/v1/leases", "kube-system/kubesched")
+    return "" if lease is None else str(lease["spec"].get("holderIdentity") or "")
+
+
+async def fetch(port: int, path: str) -> tuple[int, str]:
+    url = f"http://127.0.0.1:{port}{path}"
+    async with aiohttp.ClientSession() as session, session.get(url) as response:
+        return response.status, await response.text()
+
+
+def test_endpoints_serve_health_readiness_and_upstream_metrics() -> None:
+    async def scenario() -> None:
+        async with fake_server() as server:
+            server.add("v1/nodes", node_raw("n1", cpu="2"))
+            server.add("v1/pods", pod_raw("fits", cpu="1"))
+            server.add("v1/pods", pod_raw("too-big", cpu="4"))
+            runner = make_runner(server, "a", port=0)
+            running = asyncio.get_running_loop().create_task(runner.run())
+            await eventually(lambda: bound_to(server, "fits") == "n1", "fits bound")
+            await eventually(
+                lambda: bool(server.requests_to("PATCH", "/pods/too-big/status")), "too-big tried"
+            )
+            assert runner.server is not None
+            port = runner.server.port
+            assert await fetch(port, "/healthz") == (200, "ok")
+            assert await fetch(port, "/readyz") == (200, "ok")
+            status, text = await fetch(port, "/metrics")
+            assert status == 200
+            lines = text.splitlines()
+            assert (
+                'scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"}'
+                " 1.0" in lines
+            )
+            assert (
+                'scheduler_schedule_attempts_total{profile="default-scheduler",'
+                'result="unschedulable"} 1.0' in lines
+            )
+            assert any(
+                line.startswith("scheduler_scheduling_attempt_duration_seconds_count{")
+                and 'result="scheduled"' in line
+                and line.endswith(" 1.0")
+                for line in lines
+            )
+            assert any(
+                line.startswith("scheduler_framework_extension_point_duration_seconds_count{")
+                and 'extension_point="Bind"' in line
+                and 'status="Success"' in line
+                for line in lines
+            )
+            pending = {
+                line.split('"')[1]: float(line.rsplit(" ", 1)[1])
+                for line in lines
+                if line.startswith("scheduler_pending_pods{")
+            }
+            # too-big failed, then the binding of `fits` (an assigned-pod event) may have
+            # moved it from the unschedulable pool to backoff
+            assert pending["active"] == 0 and pending["gated"] == 0
+            assert pending["unschedulable"] + pending["backoff"] == 1
+            runner.request_shutdown()
+            assert await running == 0
+
+    run(scenario)
+
+
+def test_second_replica_is_passive_until_the_leader_shuts_down_then_takes_over() -> None:
+    async def scenario() -> None:
+        async with fake_server() as server:
+            server.add("v1/nodes", node_raw("n1", cpu="8"))
+            loop = asyncio.get_running_loop()
+            a = make_runner(server, "a")
+            running_a = loop.create_task(a.run())
+            await eventually(lambda: a.leading, "a leads")
+            b = make_runner(server, "b")
+            running_b = loop.create_task(b.run())
+            server.add("v1/pods", pod_raw("first", cpu="1"))
+            await eventually(lambda: bound_to(server, "first") == "n1", "first bound")
+            await eventually(lambda: b.cluster.synced, "b's informers synced while passive")
+            await asyncio.sleep(0.5)  # several of b's retries
+            assert not b.leading and holder(server) == "a"
+            agents = {r.user_agent for r in server.requests_to("POST", "/binding")}
+            assert agents == {"kubesched-test/a"}
+
+            a.request_shutdown()
+            assert await running_a == 0
+            await eventually(lambda: b.leading, "b takes over")
+            assert holder(server) == "b"
+            server.add("v1/pods", pod_raw("second", cpu="1"))
+            await eventually(lambda: bound_to(server, "second") == "n1", "second bound by b")
+            (last,) = [r for r in server.requests_to("POST", "/binding") if "/second/" in r.path]
+            assert last.user_agent == "kubesched-test/b"
+            b.request_shutdown()
+            assert await running_b == 0
+
+    run(scenario)
+
+
+def test_losing_the_lease_stops_scheduling_at_once_and_exits_1() -> None:
+    async def scenario() -> None:
+        async with fake_server() as server:
+            server.add("v1/nodes", node_raw("n1", cpu="8"))
+            loop = asyncio.get_running_loop()
+            a = make_runner(server, "a")
+            running_a = loop.create_task(a.run())
+            await eventually(lambda: a.leading, "a leads")
+            server.fail("PUT", LEASE, 500, "InternalError", "etcd is down", times=10_000)
+            assert await asyncio.wait_for(running_a, 10) == 1
+            assert not a.leading
+            server.faults.clear()
+            server.add("v1/pods", pod_raw("after", cpu="1"))
+            await asyncio.sleep(0.3)
+            assert bound_to(server, "after") == ""
+            assert server.requests_to("POST", "/binding") == []
+
+    run(scenario)
+
+
+def test_shutdown_rolls_back_pods_waiting_at_permit_and_releases_the_lease() -> None:
+    async def scenario() -> None:
+        Recorder.calls = []
+        async with fake_server() as server:
+            server.add("v1/nodes", node_raw("n1"))
+            held = pod_raw("held", cpu="1")
+            held["metadata"]["labels"] = {"hold": "yes"}
+            server.add("v1/pods", held)
+            a = make_runner(server, "a")
+            running = asyncio.get_running_loop().create_task(a.run())
+            await eventually(lambda: ("reserve", "held", "n1") in Recorder.calls, "held reserved")
+            a.request_shutdown()
+            assert await running == 0
+            assert ("unreserve", "held", "n1") in Recorder.calls
+            assert server.requests_to("POST", "/binding") == []
+            # the failure's status write finished before the process let go
+            (patch,) = server.requests_to("PATCH", "/pods/held/status")
+            assert "scheduler is shutting down" in patch.body["status"]["conditions"][0]["message"]
+            assert holder(server) == ""
+
+    run(scenario)
+
+
+def test_sigterm_shuts_down_gracefully() -> None:
+    async def scenario() -> None:
+        async with fake_server() as server:
+            server.add("v1/nodes", node_raw("n1"))
+            server.add("v1/pods", pod_raw("p", cpu="1"))
+            a = make_runner(server, "a")
+            running = asyncio.get_running_loop().create_task(a.run())
+            await eventually(lambda: bound_to(server, "p") == "n1", "p bound")
+            os.kill(os.getpid(), signal.SIGTERM)  # the runner's handler is installed by now
+            assert await running == 0
+            assert holder(server) == ""
+
+    run(scenario)
+
+
+def test_run_help_documents_every_option() -> None:
+    result = CliRunner().invoke(cli, ["run", "--help"])
+    assert result.exit_code == 0
+    for option in (
+        "--config",
+        "--kubeconfig",
+        "--in-cluster",
+        "--context",
+        "--bind-address",
+        "--port",
+        "--leader-elect / --no-leader-elect",
+        "--leader-elect-resource-name",
+        "--leader-elect-resource-namespace",
+        "--identity",
+        "--shutdown-grace-period",
+        "--log-level",
+    ):
+        assert option in result.output, option
+    documented = {o for p in cli.commands["run"].params for o in p.opts}
+    assert all(o in result.output for o in documented)
+
+
+def test_run_without_the_kube_extra_says_what_to_install() -> None:
+    code = textwrap.dedent(
+        """
+        import sys
+        sys.modules["kubernetes_asyncio"] = None  # as if the extra were not installed
+        from kubesched.cli._main import main
+        sys.exit(main(["run"]))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 2
+    assert "pip install 'kubesched[kube]'" in done.stderr
+
+
+def test_the_command_runs_against_a_kubeconfig_and_stops_on_sigterm(tmp_path: Path) -> None:
+    pytest.importorskip("kubesched_builtin", reason="the default profile needs kubesched-builtin")
+    ready = threading.Event()
+    stop = threading.Event()
+    holder_box: dict[str, FakeApiServer] = {}
+
+    def serve() -> None:
+        async def main() -> None:
+            server = FakeApiServer()
+            await server.start()
+            server.add("v1/nodes", node_raw("n1"))
+            server.add("v1/pods", pod_raw("p", cpu="1"))
+
+            def bound_then_term(namespace: str, name: str, node: str) -> None:
+                asyncio.get_running_loop().call_later(0.2, os.kill, os.getpid(), signal.SIGTERM)
+
+            server.before_bind = bound_then_term
+            holder_box["server"] = server
+            ready.set()
+            while not stop.is_set():
+                await asyncio.sleep(0.02)
+            await server.stop()
+
+        asyncio.run(main())
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    assert ready.wait(30)
+    server = holder_box["server"]
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(
+        textwrap.dedent(
+            f"""
+            apiVersion: v1
+            kind: Config
+            clusters: [{{name: fake, cluster: {{server: "{server.url}"}}}}]
+            users: [{{name: u, user: {{token: secret-token}}}}]
+            contexts: [{{name: c, context: {{cluster: fake, user: u}}}}]
+            current-context: c
+            """
+        )
+    )
+    try:
+        result = CliRunner().invoke(
+            cli,
+            ["run", "--kubeconfig", str(kubeconfig), "--port", "0", "--identity", "me"],
+            catch_exceptions=False,
+        )
+    finally:
+        stop.set()
+        thread.join(10)
+    assert result.exit_code == 0, result.output
+    assert bound_to(server, "p") == "n1"
+    lease = server.get("coordination.k8s.io/v1/leases", "kube-system/kube-scheduler")
+    assert lease is not None and lease["spec"]["holderIdentity"] == ""  # released on SIGTERM
+    (binding,) = server.requests_to("POST", "/binding")
+    assert binding.user_agent.startswith("kubesched/")
+    events = server.objects.get("events.k8s.io/v1/events", {})
+    assert [e["reason"] for e in events.values()] == ["Scheduled"]
+
+
+def test_metric_names_labels_and_buckets_are_upstreams() -> None:
+    from prometheus_client import generate_latest
+
+    from kubesched.run import SchedulerMetrics, exponential_buckets
+    from kubesched.testing import make_pod
+
+    metrics = SchedulerMetrics()
+    pod = make_pod("p").obj()
+    metrics.kubesched_attempt_failed(pod=pod, profile="prof", code="Error", message="boom")
+    metrics.kubesched_attempt_failed(
+        pod=pod, profile="prof", code="UnschedulableAndUnresolvable", message="no"
+    )
+    metrics.attempt_started(pod)
+    metrics.kubesched_pod_scheduled(pod=pod, node_name="n1", profile="prof")
+    text = generate_latest(metrics.registry).decode()
+    for result in ("error", "unschedulable", "scheduled"):
+        assert f'scheduler_schedule_attempts_total{{profile="prof",result="{result}"}} 1.0' in text
+    # only the attempt whose start was seen is timed
+    assert (
+        'scheduler_scheduling_attempt_duration_seconds_count{profile="prof",result="scheduled"} 1.0'
+        in text
+    )
+    assert 'attempt_duration_seconds_count{profile="prof",result="error"}' not in text
+    # metrics.go: ExponentialBuckets(0.001, 2, 15) and (0.0001, 2, 12)
+    assert exponential_buckets(0.001, 2, 15)[-1] == pytest.approx(16.384)
+    assert exponential_buckets(0.0001, 2, 12)[-1] == pytest.approx(0.2048)
+    assert metrics.attempt_duration._upper_bounds[:-1] == exponential_buckets(0.001, 2, 15)
+    assert metrics.extension_point_duration._upper_bounds[:-1] == exponential_buckets(0.0001, 2, 12)
