@@ -1,0 +1,284 @@
+"""VolumeBinding: binds a pod's PVCs to PVs, or has them provisioned, on the chosen node.
+
+Upstream: pkg/scheduler/framework/plugins/volumebinding/volume_binding.go. PreFilter sorts
+the pod's claims and lists candidate PVs once; Filter finds, per node, a PV for each
+unbound claim or checks the class can provision there; Reserve assumes the decision in the
+assume caches; PreBind writes it and waits for the PV controller; Unreserve undoes the
+assumptions. Score (behind the StorageCapacityScoring gate) prefers nodes by storage use.
+Every rejection is UnschedulableAndUnresolvable: preemption cannot free a volume.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import ClassVar, Final
+
+from pydantic import BaseModel
+
+from kubesched.api import Pod, int_value
+from kubesched.framework import (
+    ClusterEventWithHint,
+    CycleState,
+    EnqueueExtensions,
+    FilterPlugin,
+    Handle,
+    NodeInfo,
+    PreBindPlugin,
+    PreFilterPlugin,
+    PreFilterResult,
+    PreScorePlugin,
+    ReservePlugin,
+    ScorePlugin,
+    StateData,
+    Status,
+)
+from kubesched_volumebinding.features import Features, current_features
+from kubesched_volumebinding.names import VOLUME_BINDING
+from kubesched_volumebinding.storage import (
+    Listers,
+    claim_refs_of_pod,
+    request_bytes,
+    volume_is_for_pod,
+)
+from kubesched_volumebinding.volumebinding import events
+from kubesched_volumebinding.volumebinding.args import VolumeBindingArgs
+from kubesched_volumebinding.volumebinding.assume_cache import (
+    AssumeCacheError,
+    PVAssumeCache,
+    PVCAssumeCache,
+)
+from kubesched_volumebinding.volumebinding.binder import (
+    BinderOptions,
+    PodVolumeClaims,
+    PodVolumes,
+    VolumeBinder,
+    VolumeBindingError,
+)
+from kubesched_volumebinding.volumebinding.prebind import VolumeBindingWaiter
+from kubesched_volumebinding.volumebinding.scorer import (
+    StorageResource,
+    VolumeCapacityScorer,
+    build_scorer,
+)
+
+__all__ = ["STATE_KEY", "UNBOUND_IMMEDIATE", "VolumeBinding", "VolumeBindingState"]
+
+STATE_KEY: Final = VOLUME_BINDING
+UNBOUND_IMMEDIATE: Final = "pod has unbound immediate PersistentVolumeClaims"
+
+
+@dataclass
+class VolumeBindingState:
+    """The pod's claims (PreFilter), what Filter found per node, and Reserve's verdict.
+
+    One object for the whole attempt: clones share it, as upstream's pointer does.
+    """
+
+    claims: PodVolumeClaims | None = None
+    pod_volumes_by_node: dict[str, PodVolumes] = field(default_factory=dict)
+    has_static_bindings: bool = False
+    all_bound: bool = False
+    skip: bool = False
+
+    def clone(self) -> StateData:
+        return self
+
+
+class VolumeBinding(
+    PreFilterPlugin,
+    FilterPlugin,
+    PreScorePlugin,
+    ScorePlugin,
+    ReservePlugin,
+    PreBindPlugin,
+    EnqueueExtensions,
+):
+    """Binds PVCs to PVs and triggers provisioning as part of scheduling."""
+
+    name: ClassVar[str] = VOLUME_BINDING
+    Args: ClassVar[type[BaseModel]] = VolumeBindingArgs
+    options: ClassVar[BinderOptions] = BinderOptions()
+    """Improvements over upstream; a subclass may switch them off."""
+
+    def __init__(self, args: BaseModel, handle: Handle) -> None:
+        if not isinstance(args, VolumeBindingArgs):
+            raise TypeError(f"want args to be of type VolumeBindingArgs, got {type(args).__name__}")
+        super().__init__(args, handle)
+        self.features: Features = current_features()
+        cluster = handle.cluster
+        self.listers = Listers(cluster)
+        self.pv_cache = PVAssumeCache()
+        self.pvc_cache = PVCAssumeCache()
+        cluster.watch("PersistentVolume", self.pv_cache.on_watch_event)
+        cluster.watch("PersistentVolumeClaim", self.pvc_cache.on_watch_event)
+        self.binder = VolumeBinder(
+            self.listers,
+            self.pv_cache,
+            self.pvc_cache,
+            features=self.features,
+            options=self.options,
+        )
+        self.waiter = VolumeBindingWaiter(self.binder, cluster, float(args.bind_timeout_seconds))
+        self.scorer: VolumeCapacityScorer | None = None
+        if self.features.storage_capacity_scoring:
+            self.scorer = build_scorer(args.shape or [])
+
+    # -- PreFilter ------------------------------------------------------------------------
+    def _pod_has_pvcs(self, pod: Pod) -> tuple[bool, str | None]:
+        """Whether the pod uses claims, and the first problem that makes it unschedulable
+        (a claim missing, lost, being deleted, or not the pod's own ephemeral claim)."""
+        namespace = pod.metadata.namespace or "default"
+        refs = claim_refs_of_pod(pod)
+        for ref in refs:
+            pvc = self.listers.claim(namespace, ref.name)
+            if pvc is None:
+                if ref.ephemeral:
+                    return True, (
+                        "waiting for ephemeral volume controller to create the "
+                        f'persistentvolumeclaim "{ref.name}"'
+                    )
+                return True, f'persistentvolumeclaim "{ref.name}" not found'
+            if pvc.status.phase == "Lost":
+                return True, (
+                    f'persistentvolumeclaim "{pvc.metadata.name}" bound to non-existent '
+                    f'persistentvolume "{pvc.spec.volume_name}"'
+                )
+            if pvc.metadata.deletion_timestamp is not None:
+                return True, f'persistentvolumeclaim "{pvc.metadata.name}" is being deleted'
+            if ref.ephemeral:
+                problem = volume_is_for_pod(pod, pvc)
+                if problem is not None:
+                    return True, problem
+        return bool(refs), None
+
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status | None]:
+        has_pvcs, problem = self._pod_has_pvcs(pod)
+        if problem is not None:
+            return None, Status.unresolvable(problem)
+        if not has_pvcs:
+            state.write(STATE_KEY, VolumeBindingState(skip=True))
+            return None, Status.skip()
+        try:
+            claims = self.binder.get_pod_volume_claims(pod)
+        except VolumeBindingError as exc:
+            return None, Status.as_error(exc)
+        if claims.immediate:
+            # the PV controller binds these; a PVC update brings the pod back
+            return None, Status.unresolvable(UNBOUND_IMMEDIATE)
+        state.write(STATE_KEY, VolumeBindingState(claims=claims))
+        return None, None
+
+    # -- Filter ---------------------------------------------------------------------------
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        data = _read_state(state)
+        if isinstance(data, Status):
+            return data
+        node = node_info.node
+        if data.claims is None or node is None:
+            return None
+        try:
+            volumes, reasons = self.binder.find_pod_volumes(pod, data.claims, node)
+        except VolumeBindingError as exc:
+            return Status.as_error(exc)
+        if reasons:
+            return Status.unresolvable(*reasons)
+        data.pod_volumes_by_node[node.metadata.name] = volumes
+        data.has_static_bindings = data.has_static_bindings or bool(volumes.static_bindings)
+        return None
+
+    # -- PreScore / Score -----------------------------------------------------------------
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
+        if self.scorer is None:
+            return Status.skip()
+        data = _read_state(state)
+        if isinstance(data, Status):
+            return data
+        if data.has_static_bindings or self.features.storage_capacity_scoring:
+            return None
+        return Status.skip()
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        if self.scorer is None:
+            return 0, None
+        data = _read_state(state)
+        if isinstance(data, Status):
+            return 0, data
+        node = node_info.node
+        volumes = data.pod_volumes_by_node.get(node.metadata.name) if node else None
+        if volumes is None:
+            return 0, None
+        classes: dict[str, StorageResource] = {}
+        static = volumes.static_bindings or []
+        if static or not self.features.storage_capacity_scoring:
+            for binding in static:
+                res = classes.setdefault(binding.storage_class_name(), StorageResource())
+                requested, capacity = binding.requested_and_capacity()
+                res.requested += requested
+                res.capacity += capacity
+        else:
+            for provision in volumes.dynamic_provisions or []:
+                cap = provision.node_capacity
+                if cap is None:
+                    continue
+                name = provision.pvc.spec.storage_class_name or ""
+                res = classes.setdefault(name, StorageResource())
+                res.capacity = int_value(cap.capacity) if cap.capacity is not None else 0
+                res.requested += request_bytes(provision.pvc)
+        return self.scorer(classes), None
+
+    # -- Reserve / Unreserve --------------------------------------------------------------
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        data = _read_state(state)
+        if isinstance(data, Status):
+            return data
+        volumes = data.pod_volumes_by_node.get(node_name)
+        if volumes is None:
+            data.all_bound = True  # the pod has no claims (or PreFilter skipped)
+            return None
+        try:
+            data.all_bound = self.binder.assume_pod_volumes(pod, node_name, volumes)
+        except AssumeCacheError as exc:
+            return Status.as_error(exc)
+        return None
+
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        data = state.get(STATE_KEY)
+        if not isinstance(data, VolumeBindingState):
+            return
+        volumes = data.pod_volumes_by_node.get(node_name)
+        if volumes is not None:
+            self.binder.revert_assumed_pod_volumes(volumes)
+
+    # -- PreBind --------------------------------------------------------------------------
+    async def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        data = _read_state(state)
+        if isinstance(data, Status):
+            return data
+        if data.all_bound:
+            return None
+        volumes = data.pod_volumes_by_node.get(node_name)
+        if volumes is None:
+            return Status.as_error(f'no pod volumes found for node "{node_name}"')
+        try:
+            await self.waiter.bind_pod_volumes(pod, node_name, volumes)
+        except (VolumeBindingError, AssumeCacheError) as exc:
+            return Status.as_error(exc)
+        except Exception as exc:  # the cluster's ConflictError / NotFoundError
+            return Status.as_error(exc)
+        return None
+
+    # -- EnqueueExtensions ----------------------------------------------------------------
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return events.volume_binding_events()
+
+
+def _read_state(state: CycleState) -> VolumeBindingState | Status:
+    data = state.get(STATE_KEY)
+    if data is None:
+        return Status.as_error("not found")
+    if not isinstance(data, VolumeBindingState):
+        return Status.as_error("unable to convert state into stateData")
+    return data

@@ -1,0 +1,278 @@
+"""VolumeRestrictions: volumes that cannot be shared between pods on a node, and
+ReadWriteOncePod claims already in use.
+
+Upstream: pkg/scheduler/framework/plugins/volumerestrictions/volume_restrictions.go.
+Filter rejects a node where another pod mounts the same GCE PD (unless both read-only), AWS
+EBS volume, iSCSI IQN (unless both read-only) or RBD image (shared monitor, same pool and
+image, unless both read-only). PreFilter counts how many of the pod's ReadWriteOncePod
+claims scheduled pods already use; any such use makes every node Unschedulable, which
+preemption may resolve (hence PreFilterExtensions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Final
+
+from pydantic import BaseModel
+
+from kubesched.api import Pod, Volume
+from kubesched.framework import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    CycleState,
+    EnqueueExtensions,
+    EventResource,
+    FilterPlugin,
+    Handle,
+    NoArgs,
+    NodeInfo,
+    PodInfo,
+    PreFilterExtensions,
+    PreFilterPlugin,
+    PreFilterResult,
+    QueueingHint,
+    StateData,
+    Status,
+)
+from kubesched_volumebinding.names import VOLUME_RESTRICTIONS
+from kubesched_volumebinding.storage import Listers, PersistentVolumeClaim
+
+__all__ = [
+    "ERR_REASON_DISK_CONFLICT",
+    "ERR_REASON_RWOP_CONFLICT",
+    "PRE_FILTER_STATE_KEY",
+    "VolumeRestrictions",
+    "is_volume_conflict",
+]
+
+ERR_REASON_DISK_CONFLICT: Final = "node(s) had no available disk"
+ERR_REASON_RWOP_CONFLICT: Final = (
+    "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"
+)
+PRE_FILTER_STATE_KEY: Final = "PreFilter" + VOLUME_RESTRICTIONS
+
+_CHECKED_SOURCES: Final = ("gcePersistentDisk", "awsElasticBlockStore", "rbd", "iscsi")
+
+
+def _source(vol: Volume, name: str) -> dict[str, Any] | None:
+    """An untyped volume source by its manifest name (kept as an extra field)."""
+    extra = vol.model_extra or {}
+    value = extra.get(name)
+    if value is None:
+        snake = "".join("_" + c.lower() if c.isupper() else c for c in name)
+        value = extra.get(snake)
+    return value if isinstance(value, dict) else None
+
+
+def _needs_check(vol: Volume) -> bool:
+    return any(_source(vol, s) is not None for s in _CHECKED_SOURCES)
+
+
+def is_volume_conflict(vol: Volume, existing_pod: Pod) -> bool:
+    """Whether `vol` conflicts with a volume of a pod already on the node."""
+    gce, aws = _source(vol, "gcePersistentDisk"), _source(vol, "awsElasticBlockStore")
+    iscsi, rbd = _source(vol, "iscsi"), _source(vol, "rbd")
+    for other in existing_pod.spec.volumes:
+        o_gce = _source(other, "gcePersistentDisk")
+        if (
+            gce is not None
+            and o_gce is not None
+            and gce.get("pdName") == o_gce.get("pdName")
+            and not (gce.get("readOnly") and o_gce.get("readOnly"))
+        ):
+            return True
+        o_aws = _source(other, "awsElasticBlockStore")
+        if aws is not None and o_aws is not None and aws.get("volumeID") == o_aws.get("volumeID"):
+            return True
+        o_iscsi = _source(other, "iscsi")
+        if (
+            iscsi is not None
+            and o_iscsi is not None
+            and iscsi.get("iqn") == o_iscsi.get("iqn")
+            and not (iscsi.get("readOnly") and o_iscsi.get("readOnly"))
+        ):
+            return True
+        o_rbd = _source(other, "rbd")
+        if rbd is not None and o_rbd is not None:
+            shared_monitor = bool(set(rbd.get("monitors", [])) & set(o_rbd.get("monitors", [])))
+            if (
+                shared_monitor
+                and rbd.get("pool", "rbd") == o_rbd.get("pool", "rbd")
+                and rbd.get("image") == o_rbd.get("image")
+                and not (rbd.get("readOnly") and o_rbd.get("readOnly"))
+            ):
+                return True
+    return False
+
+
+def _satisfies_volume_conflicts(pod: Pod, node_info: NodeInfo) -> bool:
+    for vol in pod.spec.volumes:
+        if not _needs_check(vol):
+            continue
+        for existing in node_info.pods:
+            if is_volume_conflict(vol, existing.pod):
+                return False
+    return True
+
+
+@dataclass
+class _State:
+    """The pod's ReadWriteOncePod claims, and how many are used by scheduled pods."""
+
+    rwop_claims: frozenset[str]
+    conflicting_refs: int
+
+    def clone(self) -> StateData:
+        return _State(self.rwop_claims, self.conflicting_refs)
+
+    def update_with_pod(self, pod_info: PodInfo, multiplier: int) -> None:
+        self.conflicting_refs += multiplier * sum(
+            1
+            for vol in pod_info.pod.spec.volumes
+            if vol.persistent_volume_claim is not None
+            and vol.persistent_volume_claim.get("claimName") in self.rwop_claims
+        )
+
+
+class _Missing(Exception):
+    pass
+
+
+class VolumeRestrictions(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
+    """Disk conflicts between pods on a node, and ReadWriteOncePod claims in use."""
+
+    name: ClassVar[str] = VOLUME_RESTRICTIONS
+    Args: ClassVar[type[BaseModel]] = NoArgs
+
+    def __init__(self, args: BaseModel, handle: Handle) -> None:
+        super().__init__(args, handle)
+        self.listers = Listers(handle.cluster)
+
+    def _rwop_claims(self, pod: Pod) -> frozenset[str]:
+        namespace = pod.metadata.namespace or "default"
+        names: set[str] = set()
+        for vol in pod.spec.volumes:
+            if vol.persistent_volume_claim is None:
+                continue
+            name = str(vol.persistent_volume_claim.get("claimName", "") or "")
+            pvc: PersistentVolumeClaim | None = self.listers.claim(namespace, name)
+            if pvc is None:
+                raise _Missing(f'persistentvolumeclaim "{name}" not found')
+            if "ReadWriteOncePod" in pvc.spec.access_modes:
+                names.add(pvc.metadata.name)
+        return frozenset(names)
+
+    def _claims_in_use(self) -> set[str]:
+        """`namespace/claim` of every claim a pod on a node of the snapshot uses."""
+        used: set[str] = set()
+        for node_info in self.handle.snapshot.list():
+            for pod_info in node_info.pods:
+                pod = pod_info.pod
+                namespace = pod.metadata.namespace or "default"
+                for vol in pod.spec.volumes:
+                    if vol.persistent_volume_claim is not None:
+                        used.add(f"{namespace}/{vol.persistent_volume_claim.get('claimName')}")
+        return used
+
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status | None]:
+        needs_check = any(_needs_check(v) for v in pod.spec.volumes)
+        try:
+            claims = self._rwop_claims(pod)
+        except _Missing as exc:
+            return None, Status.unresolvable(str(exc))
+        conflicts = 0
+        if claims:
+            used = self._claims_in_use()
+            namespace = pod.metadata.namespace or "default"
+            conflicts = sum(1 for c in claims if f"{namespace}/{c}" in used)
+        if not needs_check and conflicts == 0:
+            return None, Status.skip()
+        state.write(PRE_FILTER_STATE_KEY, _State(claims, conflicts))
+        return None, None
+
+    def pre_filter_extensions(self) -> PreFilterExtensions | None:
+        return self
+
+    def add_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo, node_info: NodeInfo
+    ) -> Status | None:
+        data = state.get(PRE_FILTER_STATE_KEY)
+        if not isinstance(data, _State):
+            return Status.as_error(f'cannot read "{PRE_FILTER_STATE_KEY}" from cycleState')
+        data.update_with_pod(pod_info_to_add, 1)
+        return None
+
+    def remove_pod(
+        self,
+        state: CycleState,
+        pod_to_schedule: Pod,
+        pod_info_to_remove: PodInfo,
+        node_info: NodeInfo,
+    ) -> Status | None:
+        data = state.get(PRE_FILTER_STATE_KEY)
+        if not isinstance(data, _State):
+            return Status.as_error(f'cannot read "{PRE_FILTER_STATE_KEY}" from cycleState')
+        data.update_with_pod(pod_info_to_remove, -1)
+        return None
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        if not _satisfies_volume_conflicts(pod, node_info):
+            return Status.unschedulable(ERR_REASON_DISK_CONFLICT)
+        data = state.get(PRE_FILTER_STATE_KEY)
+        if not isinstance(data, _State):
+            return Status.as_error(f'cannot read "{PRE_FILTER_STATE_KEY}" from cycleState')
+        if data.conflicting_refs > 0:
+            return Status.unschedulable(ERR_REASON_RWOP_CONFLICT)
+        return None
+
+    # -- EnqueueExtensions ----------------------------------------------------------------
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.Pod, ActionType.Delete),
+                self.is_schedulable_after_pod_deleted,
+            ),
+            ClusterEventWithHint(ClusterEvent(EventResource.Node, ActionType.Add)),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.PersistentVolumeClaim, ActionType.Add),
+                self.is_schedulable_after_pvc_added,
+            ),
+        ]
+
+    def is_schedulable_after_pvc_added(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
+        if not isinstance(new, PersistentVolumeClaim):
+            return QueueingHint.Queue
+        if (new.metadata.namespace or "default") != (pod.metadata.namespace or "default"):
+            return QueueingHint.QueueSkip
+        for vol in pod.spec.volumes:
+            claim = vol.persistent_volume_claim
+            if claim is not None and claim.get("claimName") == new.metadata.name:
+                return QueueingHint.Queue
+        return QueueingHint.QueueSkip
+
+    def is_schedulable_after_pod_deleted(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
+        deleted = old if isinstance(old, Pod) else None
+        if deleted is None:
+            return QueueingHint.Queue
+        if (deleted.metadata.namespace or "default") != (pod.metadata.namespace or "default"):
+            return QueueingHint.QueueSkip
+        if not _satisfies_volume_conflicts(pod, NodeInfo(None, [PodInfo(deleted)])):
+            return QueueingHint.Queue
+        # a deleted pod using one of our claims may free a ReadWriteOncePod claim
+        ours = {
+            v.persistent_volume_claim.get("claimName")
+            for v in pod.spec.volumes
+            if v.persistent_volume_claim is not None
+        }
+        for vol in deleted.spec.volumes:
+            if (
+                vol.persistent_volume_claim is not None
+                and vol.persistent_volume_claim.get("claimName") in ours
+            ):
+                return QueueingHint.Queue
+        return QueueingHint.QueueSkip
