@@ -9,7 +9,10 @@ import click
 from kubesched import __version__
 from kubesched._errors import KubeschedError
 from kubesched.cli._config import config_group
+from kubesched.cli._conformance import conformance_command
+from kubesched.cli._new_plugin import new_plugin_command
 from kubesched.cli._plugins import plugins_command
+from kubesched.cli._run import run_command
 from kubesched.cli._simulate import simulate_command
 
 __all__ = ["EXIT_BAD_INPUT", "cli", "main"]
@@ -27,12 +30,18 @@ def cli() -> None:
 cli.add_command(simulate_command)
 cli.add_command(plugins_command)
 cli.add_command(config_group)
+cli.add_command(conformance_command)
+cli.add_command(new_plugin_command)
+cli.add_command(run_command)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; errors kubesched raises on purpose become one clear line and exit 2."""
     try:
-        cli.main(args=argv, prog_name="kubesched", standalone_mode=False)
+        result = cli.main(args=argv, prog_name="kubesched", standalone_mode=False)
+        if isinstance(result, int) and not isinstance(result, bool):
+            # without standalone mode, click returns the code of an Exit instead of raising it
+            return result
     except click.exceptions.Exit as exc:
         return int(exc.exit_code or 0)
     except click.ClickException as exc:

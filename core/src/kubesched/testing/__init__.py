@@ -1,8 +1,117 @@
-"""Testing helpers shipped for plugin authors: builders for pods and nodes.
+"""Testing helpers shipped for plugin authors: builders, strategies and the conformance kit.
 
-(The conformance kit, a pytest plugin, will live here too.)
+- `make_pod("p").req(cpu="1")`, `make_node("n").alloc(cpu="4")`: builders for tests.
+- `Scenario`, `ClusterScenario`, `PluginHarness`: a plugin built by its factory with a real
+  Handle, driven through a cycle the way the framework drives it.
+- `kubesched.testing.strategies`: hypothesis strategies for pods, nodes and clusters.
+- `kubesched.testing.contracts`: the conformance contracts (`PluginConformance` and one class
+  per extension point), and `kubesched.testing.plugin`, their pytest plugin.
+
+Opt in to the kit with `pytest_plugins = ["kubesched.testing"]` in a conftest.py: pytest then
+loads `kubesched.testing.plugin` as well (named below). Importing this package needs neither
+pytest nor hypothesis; the contracts (which need both, the `testing` extra) are imported on
+first use of their names.
 """
 
-from kubesched.testing._builders import NodeBuilder, PodBuilder, make_node, make_pod
+from __future__ import annotations
 
-__all__ = ["NodeBuilder", "PodBuilder", "make_node", "make_pod"]
+from typing import TYPE_CHECKING, Any
+
+from kubesched.testing._builders import NodeBuilder, PodBuilder, make_node, make_pod
+from kubesched.testing._end_to_end import EndToEndReport, run_end_to_end
+from kubesched.testing._harness import FilterPhase, PluginHarness, ScorePhase
+from kubesched.testing._scenario import ClusterScenario, Scenario
+
+if TYPE_CHECKING:
+    from kubesched.testing.contracts import (
+        ArgsContract,
+        BindContract,
+        ContractBase,
+        EndToEndContract,
+        EnqueueExtensionsContract,
+        FilterContract,
+        PermitContract,
+        PluginConformance,
+        PluginContract,
+        PostBindContract,
+        PostFilterContract,
+        PreBindContract,
+        PreEnqueueContract,
+        PreFilterContract,
+        PreFilterExtensionsContract,
+        PreScoreContract,
+        QueueSortContract,
+        ReserveContract,
+        ScoreContract,
+        VectorizedContract,
+    )
+
+pytest_plugins = ["kubesched.testing.plugin"]
+"""What pytest loads next when this package is named as a plugin."""
+
+_CONTRACTS = frozenset(
+    {
+        "ArgsContract",
+        "BindContract",
+        "ContractBase",
+        "EndToEndContract",
+        "EnqueueExtensionsContract",
+        "FilterContract",
+        "PermitContract",
+        "PluginConformance",
+        "PluginContract",
+        "PostBindContract",
+        "PostFilterContract",
+        "PreBindContract",
+        "PreEnqueueContract",
+        "PreFilterContract",
+        "PreFilterExtensionsContract",
+        "PreScoreContract",
+        "QueueSortContract",
+        "ReserveContract",
+        "ScoreContract",
+        "VectorizedContract",
+    }
+)
+
+__all__ = [
+    "ArgsContract",
+    "BindContract",
+    "ClusterScenario",
+    "ContractBase",
+    "EndToEndContract",
+    "EndToEndReport",
+    "EnqueueExtensionsContract",
+    "FilterContract",
+    "FilterPhase",
+    "NodeBuilder",
+    "PermitContract",
+    "PluginConformance",
+    "PluginContract",
+    "PluginHarness",
+    "PodBuilder",
+    "PostBindContract",
+    "PostFilterContract",
+    "PreBindContract",
+    "PreEnqueueContract",
+    "PreFilterContract",
+    "PreFilterExtensionsContract",
+    "PreScoreContract",
+    "QueueSortContract",
+    "ReserveContract",
+    "Scenario",
+    "ScoreContract",
+    "ScorePhase",
+    "VectorizedContract",
+    "make_node",
+    "make_pod",
+    "run_end_to_end",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _CONTRACTS:
+        from kubesched.testing import contracts
+
+        return getattr(contracts, name)
+    raise AttributeError(f"module 'kubesched.testing' has no attribute {name!r}")

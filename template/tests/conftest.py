@@ -1,0 +1,33 @@
+"""Fixtures for the template's tests.
+
+`pytest template/tests` runs everything; `pytest template/tests -m "not roundtrip"` skips the
+slow install-and-run round trip, `-m roundtrip` runs only that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from template_helpers import Venv, make_template_repo, make_venv
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "roundtrip: generates packages, installs them into a fresh venv and runs them "
+        "(slow, needs the package index)",
+    )
+
+
+@pytest.fixture(scope="session")
+def template_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The template, committed once for the session (do not change it: make a repository
+    of your own with `make_template_repo`)."""
+    return make_template_repo(tmp_path_factory.mktemp("tpl") / "kubesched")
+
+
+@pytest.fixture(scope="session")
+def plugin_venv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Venv]:
+    yield make_venv(tmp_path_factory.mktemp("venv") / "env")
