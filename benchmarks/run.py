@@ -1,7 +1,7 @@
 """Run a scheduler_perf-style workload against kubesched and report its throughput.
 
     python benchmarks/run.py [--workload NAME] [--nodes N] [--init-pods N] [--pods N]
-                             [--seed S] [--json] [--record] [--list]
+                             [--seed S] [--json] [--record [--note TEXT]] [--list]
 
 Sizes default to the workload's first upstream size (SchedulingBasic: 500/500/1000).
 `--record` appends a dated row to benchmarks/RESULTS.md.
@@ -44,6 +44,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed for uids and tie-breaking")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--record", action="store_true", help="append a row to RESULTS.md")
+    p.add_argument("--note", help="free text added to the recorded row's notes")
     p.add_argument("--results-file", type=Path, default=RESULTS, help=argparse.SUPPRESS)
     p.add_argument("--list", action="store_true", help="list the workloads and exit")
     return p
@@ -84,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         render_table(result)
     if args.record:
-        row = record(result, args.results_file)
+        row = record(result, args.results_file, note=args.note)
         if not args.json:
             print(f"recorded in {args.results_file}:\n{row}")
     return 0

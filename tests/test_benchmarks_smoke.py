@@ -1,5 +1,5 @@
-"""Smoke tests for benchmarks/: the runner on a tiny SchedulingBasic, the sampling rules, and
-the RESULTS.md writer. No assertion depends on how fast the machine is."""
+"""Smoke tests for benchmarks/: the runner on a tiny instance of each workload, the sampling
+rules, and the RESULTS.md writer. No assertion depends on how fast the machine is."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import datetime
 import importlib.util
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
@@ -18,11 +19,18 @@ sys.path.insert(0, str(BENCHMARKS))
 from kubesched_bench import (  # noqa: E402
     BenchmarkError,
     Size,
+    Workload,
     get_workload,
     percentile,
     record,
+    row_notes,
     run_workload,
     throughput_samples,
+)
+from kubesched_bench.templates import (  # noqa: E402
+    INIT_NAMESPACE,
+    MEASURED_NAMESPACE,
+    ZONE_LABEL,
 )
 
 
@@ -132,4 +140,77 @@ def test_record_writes_header_once_then_rows(tmp_path: Path) -> None:
     assert text.count("# Benchmark results") == 1
     assert text.count(first) == 2
     assert first.startswith("| 2025-01-02 | SchedulingBasic | 5 / 0 / 5 |")
-    assert first.endswith("| 2 cores |")
+    assert "| 2 cores |" in first
+
+
+# -- the other upstream workloads, tiny ---------------------------------------------------
+
+
+def _zone_of(workload: Workload) -> dict[str, str]:
+    return {n.metadata.name: n.metadata.labels.get(ZONE_LABEL, "") for n in workload.nodes}
+
+
+def _measured(placements: dict[str, str]) -> dict[str, str]:
+    return {k: v for k, v in placements.items() if k.startswith(MEASURED_NAMESPACE + "/")}
+
+
+def test_pod_anti_affinity_puts_each_green_pod_on_its_own_node() -> None:
+    # upstream's 5Nodes case is 5 / 1 / 4: every node ends with exactly one pod
+    workload = get_workload("SchedulingPodAntiAffinity").build(Size(5, 1, 4))
+    result = run_workload(workload)
+    assert (result.bound, result.pods) == (4, 4)
+    nodes = list(result.placements.values())
+    assert len(nodes) == 5 and "" not in nodes
+    assert sorted(nodes) == sorted(n.metadata.name for n in workload.nodes)
+
+
+def test_pod_anti_affinity_leaves_a_pod_without_a_free_host_unbound() -> None:
+    workload = get_workload("SchedulingPodAntiAffinity").build(Size(3, 1, 3))
+    with pytest.raises(BenchmarkError, match="only 2 of 3 measured pods"):
+        run_workload(workload)
+
+
+def test_pod_affinity_binds_every_pod_in_the_one_zone() -> None:
+    workload = get_workload("SchedulingPodAffinity").build(Size(5, 5, 10))
+    assert set(_zone_of(workload).values()) == {"zone1"}
+    result = run_workload(workload)
+    assert (result.bound, result.pods) == (10, 10)
+    assert result.attempts == {"scheduled": 10, "unschedulable": 0, "error": 0}
+
+
+def test_topology_spreading_keeps_the_zone_skew_within_max_skew() -> None:
+    workload = get_workload("TopologySpreading").build(Size(6, 10, 30))
+    zone_of = _zone_of(workload)
+    assert sorted(zone_of.values()) == ["moon-1", "moon-1", "moon-2", "moon-2", "moon-3", "moon-3"]
+    result = run_workload(workload)
+    assert (result.bound, result.pods) == (30, 30)
+    per_zone = Counter(zone_of[n] for n in _measured(result.placements).values())
+    assert set(per_zone) <= {"moon-1", "moon-2", "moon-3"}
+    counts = [per_zone.get(z, 0) for z in ("moon-1", "moon-2", "moon-3")]
+    assert max(counts) - min(counts) <= 5  # maxSkew of pod-with-topology-spreading.yaml
+
+
+def test_preemption_basic_counts_measured_binds_and_victims() -> None:
+    # upstream's 5Nodes case: 4 low-priority pods (900m) fill each node to 3.6 cpu; each
+    # high-priority pod (3 cpu) needs 3 of them preempted on a node of its own
+    workload = get_workload("PreemptionBasic").build(Size(5, 20, 5))
+    result = run_workload(workload)
+    assert (result.bound, result.pods) == (5, 5)
+    assert result.victims == 15
+    # the first attempt of each fails and nominates; the second binds
+    assert result.attempts == {"scheduled": 5, "unschedulable": 5, "error": 0}
+    measured = _measured(result.placements)
+    assert len(set(measured.values())) == 5
+    left = [k for k in result.placements if k.startswith(INIT_NAMESPACE + "/")]
+    assert len(left) == 20 - 15
+    assert result.throughput.average > 0
+    assert len(result.throughput.samples) >= 1
+
+
+def test_record_notes_load_and_victims(tmp_path: Path) -> None:
+    result = run_workload(get_workload("PreemptionBasic").build(Size(1, 4, 1)))
+    result.load_average = 2.0
+    row = record(result, tmp_path / "RESULTS.md", datetime.date(2025, 1, 2), note="a | b")
+    assert row.endswith("| load 2.00 (loaded); 3 preemption victims; a / b |")
+    result.load_average = 0.5
+    assert row_notes(result).startswith("load 0.50; ")

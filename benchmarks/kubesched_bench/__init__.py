@@ -4,7 +4,7 @@ puts this folder's parent on sys.path).
 Layers: workloads (the objects) → runner (cluster, scheduler, measurement) → report.
 """
 
-from kubesched_bench.report import format_row, record, render_table, to_json
+from kubesched_bench.report import format_row, record, render_table, row_notes, to_json
 from kubesched_bench.runner import (
     BenchmarkError,
     BenchmarkResult,
@@ -30,6 +30,7 @@ __all__ = [
     "percentile",
     "record",
     "render_table",
+    "row_notes",
     "run_workload",
     "throughput_samples",
     "to_json",

@@ -16,16 +16,22 @@ from kubesched_bench.runner import BenchmarkResult
 
 __all__ = [
     "COLUMNS",
+    "LOADED",
     "MACHINE",
     "RESULTS_HEADER",
     "format_row",
     "record",
     "render_table",
+    "row_notes",
     "to_json",
 ]
 
 MACHINE: Final = "2 cores"
 """The machine the numbers in RESULTS.md were taken on (the team's shared sandbox)."""
+
+LOADED: Final = 1.5
+"""A 1-minute load average from which a row is marked as taken on a loaded machine (other
+work competes with the run for the 2 cores)."""
 
 COLUMNS: Final = (
     "date",
@@ -38,6 +44,7 @@ COLUMNS: Final = (
     "attempt p99 ms",
     "python",
     "machine",
+    "notes",
 )
 
 RESULTS_HEADER: Final = (
@@ -62,6 +69,9 @@ Columns:
 - **attempt p50 / p99 ms**: wall-clock milliseconds of one scheduling cycle (PreFilter to
   Reserve/Permit), measured phase only.
 - **python**, **machine**: interpreter version and the machine's size.
+- **notes**: the 1-minute load average when the run started ("loaded" from 1.5: other work
+  was competing for the cores, so the numbers are low), preemption victims, and any
+  `--note` given.
 
 """
     + "| "
@@ -99,6 +109,12 @@ def render_table(result: BenchmarkResult, console: Console | None = None) -> Non
         ("  of which creating pods", f"{result.create_seconds:.2f}", "s"),
         ("init phase wall time", f"{result.init_seconds:.2f}", "s"),
         ("measured pods bound", f"{result.bound} / {result.pods}", "pods"),
+        ("preemption victims", str(result.victims), "pods"),
+        (
+            "load average at start",
+            "-" if result.load_average is None else f"{result.load_average:.2f}",
+            "1 min",
+        ),
         (
             "scheduling attempts",
             " / ".join(
@@ -122,8 +138,25 @@ def to_json(result: BenchmarkResult) -> str:
     return json.dumps(result.as_dict(), indent=2)
 
 
-def format_row(result: BenchmarkResult, date: datetime.date | None = None) -> str:
-    """The RESULTS.md table row for `result`, dated `date` (default today)."""
+def row_notes(result: BenchmarkResult, note: str | None = None) -> str:
+    """The notes cell: load average (and whether the machine counts as loaded), preemption
+    victims, then `note`."""
+    parts: list[str] = []
+    if result.load_average is not None:
+        load = f"load {result.load_average:.2f}"
+        parts.append(f"{load} (loaded)" if result.load_average >= LOADED else load)
+    if result.victims:
+        parts.append(f"{result.victims} preemption victims")
+    if note:
+        parts.append(note.replace("|", "/").replace("\n", " "))
+    return "; ".join(parts)
+
+
+def format_row(
+    result: BenchmarkResult, date: datetime.date | None = None, note: str | None = None
+) -> str:
+    """The RESULTS.md table row for `result`, dated `date` (default today), with `note`
+    added to its notes."""
     day = (date or datetime.date.today()).isoformat()
     t, lat = result.throughput, result.latency
     cells = [
@@ -137,14 +170,20 @@ def format_row(result: BenchmarkResult, date: datetime.date | None = None) -> st
         f"{lat.p99_ms:.2f}",
         result.python,
         MACHINE,
+        row_notes(result, note),
     ]
     return "| " + " | ".join(cells) + " |"
 
 
-def record(result: BenchmarkResult, path: Path, date: datetime.date | None = None) -> str:
+def record(
+    result: BenchmarkResult,
+    path: Path,
+    date: datetime.date | None = None,
+    note: str | None = None,
+) -> str:
     """Append `result`'s row to the results file at `path`, creating it with its header
     first; returns the row written."""
-    row = format_row(result, date)
+    row = format_row(result, date, note)
     if not path.exists():
         path.write_text(RESULTS_HEADER, encoding="utf-8")
     text = path.read_text(encoding="utf-8")

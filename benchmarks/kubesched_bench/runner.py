@@ -23,6 +23,7 @@ import asyncio
 import gc
 import hashlib
 import math
+import os
 import platform
 import time
 from collections.abc import Sequence
@@ -33,11 +34,12 @@ import pluggy
 
 from kubesched.api import Pod
 from kubesched.clock import VirtualClock, VirtualTimeLoop
+from kubesched.cluster import WatchEvent
 from kubesched.cluster.memory import MemoryCluster, default_kinds
 from kubesched.config import PluginCatalog, ResolvedConfig, load_config, resolve
 from kubesched.runtime import PluginRegistry, hookimpl, make_plugin_manager
 from kubesched.scheduler import Scheduler
-from kubesched_bench.workloads import MEASURED_NAMESPACE, Workload
+from kubesched_bench.workloads import Workload
 
 __all__ = [
     "SAMPLE_INTERVAL",
@@ -54,6 +56,11 @@ __all__ = [
 
 # upstream: util.go throughputSampleInterval = time.Second
 SAMPLE_INTERVAL: Final = 1.0
+
+# upstream: k8s.io/api/core/v1 (DisruptionTarget, PodReasonPreemptionByScheduler): the
+# condition the preemption evaluator sets on a victim before deleting it.
+DISRUPTION_TARGET: Final = "DisruptionTarget"
+PREEMPTION_BY_SCHEDULER: Final = "PreemptionByScheduler"
 
 
 class BenchmarkError(RuntimeError):
@@ -171,7 +178,14 @@ class BenchmarkResult:
     left_out: list[str]
     placement: str
     """sha256 of every pod's `namespace/name=node`, sorted: equal seeds give equal digests."""
+    victims: int = 0
+    """Pods deleted by preemption during the measured phase."""
+    load_average: float | None = None
+    """The machine's 1-minute load average when the run started (None where unknown)."""
     python: str = field(default_factory=platform.python_version)
+    placements: dict[str, str] = field(default_factory=dict, repr=False)
+    """Every pod left at the end (`namespace/name`) and its node ("" if unbound); not in
+    the JSON, where `placement` stands for it."""
 
     def as_dict(self) -> dict[str, Any]:
         t, lat = self.throughput, self.latency
@@ -205,33 +219,63 @@ class BenchmarkResult:
             "attempts": dict(self.attempts),
             "plugins": {k: list(v) for k, v in self.plugins.items()},
             "left_out": list(self.left_out),
+            "victims": self.victims,
             "placement": self.placement,
+            "load_average": self.load_average,
             "python": self.python,
         }
 
 
 @dataclass
 class _BindRecorder:
-    """Counts binds and stamps those of measured pods (a `kubesched` hook implementation)."""
+    """Counts the binds of the pods a phase waits for and stamps them (a `kubesched` hook
+    implementation).
 
-    namespace: str
-    target: int = 0
+    Only the phase's own pods count, each once, by `namespace/name`: in the measured phase
+    the count is the measured pods bound, whatever else happens meanwhile (preemption
+    victims are deleted, never bound again; a churn op would bind other pods).
+    """
+
+    expected: frozenset[str] = frozenset()
     bound: int = 0
     stamps: list[float] = field(default_factory=list)
     done: asyncio.Future[None] | None = None
+    _seen: set[str] = field(default_factory=set)
 
-    def expect(self, target: int, done: asyncio.Future[None]) -> None:
-        self.target, self.bound, self.done = target, 0, done
-        if target == 0:
+    def expect(self, keys: frozenset[str], done: asyncio.Future[None]) -> None:
+        self.expected, self.bound, self.done = keys, 0, done
+        self.stamps.clear()
+        self._seen.clear()
+        if not keys:
             done.set_result(None)
 
     @hookimpl
     def kubesched_pod_scheduled(self, pod: Pod, node_name: str, profile: str) -> None:
-        if pod.metadata.namespace == self.namespace:
-            self.stamps.append(time.perf_counter())
+        key = pod.key
+        if key not in self.expected or key in self._seen:
+            return
+        self.stamps.append(time.perf_counter())
+        self._seen.add(key)
         self.bound += 1
-        if self.bound >= self.target and self.done is not None and not self.done.done():
+        if self.bound >= len(self.expected) and self.done is not None and not self.done.done():
             self.done.set_result(None)
+
+
+@dataclass
+class _VictimCounter:
+    """Counts pods deleted by preemption: a pod whose last version carries the
+    `DisruptionTarget` condition the preemption evaluator adds before deleting it."""
+
+    counting: bool = False
+    victims: int = 0
+
+    def __call__(self, event: WatchEvent) -> None:
+        if not self.counting or event.type != "DELETED":
+            return
+        pod: Pod = event.obj
+        condition = pod.status.condition(DISRUPTION_TARGET)
+        if condition is not None and condition.reason == PREEMPTION_BY_SCHEDULER:
+            self.victims += 1
 
 
 def default_config() -> tuple[ResolvedConfig, PluginRegistry]:
@@ -252,9 +296,12 @@ class _Run:
         self.loop = VirtualTimeLoop(self.clock)
         self.pm: pluggy.PluginManager = make_plugin_manager()
         self.cluster = MemoryCluster(default_kinds(self.pm), self.clock, uid_seed=seed)
-        self.recorder = _BindRecorder(MEASURED_NAMESPACE)
+        self.recorder = _BindRecorder()
         self.pm.register(self.recorder)
+        self.victims = _VictimCounter()
+        self.cluster.watch("Pod", self.victims)
         self.scheduler: Scheduler | None = None
+        self.load_average = _load_average()
 
     def run(self) -> BenchmarkResult:
         try:
@@ -284,18 +331,19 @@ class _Run:
         runner = asyncio.get_running_loop().create_task(sched.run())
         try:
             init_started = time.perf_counter()
-            await self._phase("init", len(wl.init_pods))
+            await self._wait(self._expect(wl.init_pods), "init", len(wl.init_pods))
             init_seconds = time.perf_counter() - init_started
             gc.collect()  # garbage of the setup phase is not the measured phase's cost
             first_latency = len(sched.stats.attempt_latencies)
             attempts_before = dict(sched.stats.attempts)
-            self.recorder.stamps.clear()
+            self.victims.counting = True
 
             started = time.perf_counter()
-            done = self._expect(len(wl.pods))
+            done = self._expect(wl.pods)
             self.cluster.create_many(wl.pods)
             create_seconds = time.perf_counter() - started
             await self._wait(done, "measured", len(wl.pods))
+            self.victims.counting = False
         finally:
             self.loop.set_idle_callback(None)
             sched.stop()
@@ -313,6 +361,7 @@ class _Run:
         wall = ended - started
         attempts = {k: v - attempts_before.get(k, 0) for k, v in sched.stats.attempts.items()}
         profile = self.config.profiles[0]
+        placements = {p.key: p.spec.node_name or "" for p in self.cluster.list("Pod")}
         return BenchmarkResult(
             workload=wl.name,
             nodes=len(wl.nodes),
@@ -330,23 +379,17 @@ class _Run:
             attempts=attempts,
             plugins={k: list(v) for k, v in profile.points.items() if v},
             left_out=[name for name, _ in profile.left_out],
-            placement=self._placement_digest(),
+            placement=_digest(placements),
+            victims=self.victims.victims,
+            load_average=self.load_average,
+            placements=placements,
         )
 
-    def _placement_digest(self) -> str:
-        lines = sorted(
-            f"{p.metadata.namespace}/{p.metadata.name}={p.spec.node_name or ''}"
-            for p in self.cluster.list("Pod")
-        )
-        return hashlib.sha256("\n".join(lines).encode()).hexdigest()
-
-    def _expect(self, count: int) -> asyncio.Future[None]:
+    def _expect(self, pods: Sequence[Pod]) -> asyncio.Future[None]:
+        """A future set when every pod of `pods` is bound (or the scheduler goes quiet)."""
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.recorder.expect(count, done)
+        self.recorder.expect(frozenset(p.key for p in pods), done)
         return done
-
-    async def _phase(self, name: str, count: int) -> None:
-        await self._wait(self._expect(count), name, count)
 
     async def _wait(self, done: asyncio.Future[None], name: str, count: int) -> None:
         await done
@@ -370,6 +413,18 @@ class _Run:
         )
         if next_timer is None or quiet:
             done.set_result(None)
+
+
+def _digest(placements: dict[str, str]) -> str:
+    lines = sorted(f"{key}={node}" for key, node in placements.items())
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+
+def _load_average() -> float | None:
+    try:
+        return os.getloadavg()[0]
+    except OSError:  # not available on this platform
+        return None
 
 
 def run_workload(workload: Workload, *, seed: int = 0) -> BenchmarkResult:

@@ -61,9 +61,13 @@ class CycleState:
     def clone(self) -> CycleState:
         """A copy in which each StateData value is its own clone; skip sets are shared."""
         copy = CycleState()
-        copy._data = {
-            k: (v.clone() if isinstance(v, StateData) else v) for k, v in self._data.items()
-        }
+        data = {}
+        for k, v in self._data.items():
+            # duck-typed on purpose: isinstance against a runtime Protocol is slow, and this
+            # runs for every node of a preemption dry run
+            clone = getattr(v, "clone", None)
+            data[k] = clone() if callable(clone) else v
+        copy._data = data
         copy.skip_filter_plugins = self.skip_filter_plugins
         copy.skip_score_plugins = self.skip_score_plugins
         return copy
