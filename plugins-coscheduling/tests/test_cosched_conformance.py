@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from kubesched.testing.contracts import PluginConformance
-
 from kubesched_coscheduling import Coscheduling
 
 
