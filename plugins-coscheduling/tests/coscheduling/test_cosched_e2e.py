@@ -244,9 +244,17 @@ def test_a_member_deleted_while_siblings_wait_rejects_them_at_once() -> None:
 
 
 def test_permit_timeout_backoff_and_retry() -> None:
-    """The holdout is bound by another scheduler at t=30: the group times out at 10,
-    backs off 1 s, times out again at 21, backs off 2 s, and its waiting members are let
-    through the moment the holdout is bound."""
+    """The holdout belongs to another scheduler. The group times out at 10 and, as only
+    that member was missing, waits for its members to change; the holdout changes at 10.5,
+    during the 1 s backoff, so the group retries at 11, times out at 21, backs off 2 s (the
+    holdout changes again at 21.5) and retries at 23. When the other scheduler binds the
+    holdout at 30, the waiting members are let through at once."""
+
+    async def touch(cluster: Any) -> None:
+        pod = cluster.get("Pod", "w-2", "default")
+        labels = {**pod.metadata.labels, "touched": str(cluster.clock.now())}
+        meta = pod.metadata.model_copy(update={"labels": labels})
+        await cluster.update(pod.model_copy(update={"metadata": meta}))
 
     async def bind_holdout(cluster: Any) -> None:
         await cluster.bind(cluster.get("Pod", "w-2", "default"), "n1")
@@ -254,7 +262,8 @@ def test_permit_timeout_backoff_and_retry() -> None:
     objects = [node("n1"), pod_group("pg", 3, timeout=10)]
     objects += [gang_pod("w-0", "pg", cpu="1"), gang_pod("w-1", "pg", cpu="1")]
     objects.append(gang_pod("w-2", "pg", cpu="1", scheduler="elsewhere"))
-    result, sim = run(objects, controllers=[Script((30.0, bind_holdout))])
+    script = Script((10.5, touch), (21.5, touch), (30.0, bind_holdout))
+    result, sim = run(objects, controllers=[script])
     assert bound(result) == ["w-0", "w-1", "w-2"]
     timeouts = sorted({t for t, _, m in events(sim) if "timeout after waiting 10s" in m})
     assert timeouts == [10.0, 21.0]
@@ -262,6 +271,29 @@ def test_permit_timeout_backoff_and_retry() -> None:
     attempts = {p.name: p.attempts for p in result.pods}
     assert attempts == {"w-0": 3, "w-1": 3, "w-2": 0}
     assert condition(sim, "pg")[:2] == ("True", "QuorumReached")
+    check_invariants(sim)
+
+
+def test_a_timed_out_group_retries_when_its_member_arrives() -> None:
+    """Without a change of its members the group does not retry (a retry would time out
+    the same way); the holdout bound at 30 wakes it, long after its backoff."""
+
+    async def bind_holdout(cluster: Any) -> None:
+        await cluster.bind(cluster.get("Pod", "w-2", "default"), "n1")
+
+    objects = [node("n1"), pod_group("pg", 3, timeout=10)]
+    objects += [gang_pod("w-0", "pg", cpu="1"), gang_pod("w-1", "pg", cpu="1")]
+    objects.append(gang_pod("w-2", "pg", cpu="1", scheduler="elsewhere"))
+    early, _ = run(objects, controllers=[Script((30.0, bind_holdout))], until=20.0)
+    assert {p.name: p.message for p in early.pods if p.name != "w-2"} == {
+        name: "podGroup default/pg failed recently (the quorum was not reached within 10s); "
+        "it retries when its members or its PodGroup change"
+        for name in ("w-0", "w-1")
+    }
+    result, sim = run(objects, controllers=[Script((30.0, bind_holdout))])
+    assert bound(result) == ["w-0", "w-1", "w-2"]
+    assert {t for t, n, _ in events(sim, "Scheduled")} == {30.0}
+    assert {p.name: p.attempts for p in result.pods} == {"w-0": 2, "w-1": 2, "w-2": 0}
     check_invariants(sim)
 
 

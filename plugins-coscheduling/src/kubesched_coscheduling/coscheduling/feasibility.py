@@ -141,13 +141,13 @@ class Planner:
         self,
         previous: Plan | None,
         pod: Pod,
-        others: Sequence[Pod],
+        others: Callable[[], Sequence[Pod]],
         nodes: Sequence[NodeInfo],
         describe: Callable[[int, Pod, str], str],
     ) -> Plan:
-        """The plan for `pod` and the `others` still needed with it: `previous` while it
-        still holds (same snapshot and infeasible, or this pod's planned node still fits),
-        else packed anew."""
+        """The plan for `pod` and the siblings still needed with it (`others()`, asked only
+        when packing): `previous` while it still holds (same snapshot and infeasible, or
+        this pod's planned node still fits), else packed anew."""
         generation = self.generation(nodes)
         uid = pod.metadata.uid
         if previous is not None and previous.failure is not None:
@@ -161,7 +161,7 @@ class Planner:
             return previous
         with self._running():
             return pack(
-                self._handle, [pod, *others], nodes, generation=generation, describe=describe
+                self._handle, [pod, *others()], nodes, generation=generation, describe=describe
             )
 
     def still_fits(self, pod: Pod, node_name: str, nodes: Sequence[NodeInfo]) -> bool:

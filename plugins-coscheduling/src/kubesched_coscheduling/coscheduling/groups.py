@@ -41,6 +41,12 @@ class GroupState:
     cause: str = ""
     """Why the last attempt failed, in words."""
     changes_at_attempt: int = 0
+    """`GroupTable.changes` when the attempt began (or, after a failure, once the group's
+    own release was counted)."""
+    parked: bool = False
+    """The group timed out waiting for members this profile does not place (another
+    scheduler's, or gated ones): it retries when its members or its PodGroup change, not
+    on a timer or on resources freed elsewhere."""
     permitted_until: float | None = None
     """The `minResources` check passed and is trusted until then (upstream permittedPG)."""
     plan: Plan | None = None
@@ -63,7 +69,8 @@ class GroupTable:
         self._holders: dict[str, None] = {}
         self._blocked: dict[str, None] = {}
         self.changes = 0
-        """Cluster changes seen (pods, nodes, PodGroups), status-only updates excluded."""
+        """Cluster changes seen (pods, nodes, PodGroups; status-only updates excluded),
+        plus reservations released by failed groups."""
         self.name = name
 
     # -- states -------------------------------------------------------------------------
@@ -149,6 +156,6 @@ class GroupTable:
 
     def busy(self) -> bool:
         return any(
-            s.wakeup is not None and s.changes_at_attempt != self.changes
+            s.wakeup is not None and not s.parked and s.changes_at_attempt != self.changes
             for s in self._states.values()
         )

@@ -169,13 +169,19 @@ class Coscheduling(
     # -- PreEnqueue ---------------------------------------------------------------------
     def pre_enqueue(self, pod: Pod) -> Status | None:
         """Hold a member until its PodGroup exists, enough live ungated members exist and
-        the group is not backing off."""
+        the group is neither backing off nor parked (the first reason found is given)."""
         key = pod_group_key(pod)
         if not key:
             return None
         pg = self._members.pod_group(key)
         if pg is None:
             return Status.unresolvable(f"PodGroup {key} not found")
+        ready = self._members.ready_count(key)
+        if ready < pg.spec.min_member:
+            return Status.unresolvable(
+                f"podGroup {key} has {ready} of the {pg.spec.min_member} live, ungated "
+                "members it needs (minMember)"
+            )
         state = self._groups.peek(key)
         now = self._clock.now()
         if state is not None and state.backing_off(now):
@@ -184,12 +190,8 @@ class Coscheduling(
             return Status.unresolvable(
                 f"podGroup {key} failed recently ({state.cause}); backing off for {wait}"
             )
-        ready = sum(1 for p in self._members.live(key) if is_ungated(p))
-        if ready < pg.spec.min_member:
-            return Status.unresolvable(
-                f"podGroup {key} has {ready} of the {pg.spec.min_member} live, ungated "
-                "members it needs (minMember)"
-            )
+        if state is not None and state.parked:
+            return Status.unresolvable(_parked_message(key, state))
         return None
 
     # -- PreFilter ----------------------------------------------------------------------
@@ -209,13 +211,15 @@ class Coscheduling(
         # upstream core.go PreFilter, in its order
         if group.backing_off(now):
             return None, Status.unresolvable(f"podGroup {key} failed recently")
-        live = self._members.live(key)
-        if len(live) < minimum:
+        if group.parked:
+            return None, Status.unresolvable(_parked_message(key, group))
+        live = self._members.live_count(key)
+        if live < minimum:
             return None, Status.unresolvable(
                 f"pre-filter pod {pod.metadata.name} cannot find enough sibling pods, "
-                f"current pods number: {len(live)}, minMember of group: {minimum}"
+                f"current pods number: {live}, minMember of group: {minimum}"
             )
-        if sum(1 for p in live if is_ungated(p)) < minimum:
+        if self._members.ready_count(key) < minimum:
             return None, Status.unresolvable(
                 f"pre-filter pod {pod.metadata.name} cannot proceed due to gated pods in "
                 "the same PodGroup"
@@ -266,15 +270,20 @@ class Coscheduling(
         """Pack this member with the siblings still needed (this profile's pending,
         ungated ones, in name order) and keep the plan for them."""
         uid = pod.metadata.uid
-        others = [
-            p
-            for p in self._members.pending(key)
-            if is_ungated(p)
-            and p.metadata.uid not in assigned
-            and p.metadata.uid != uid
-            and p.spec.scheduler_name == pod.spec.scheduler_name
-        ][: max(needed - 1, 0)]
-        count = len(others) + 1
+        count = 0
+
+        def others() -> list[Pod]:
+            nonlocal count
+            found = [
+                p
+                for p in self._members.pending(key)
+                if is_ungated(p)
+                and p.metadata.uid not in assigned
+                and p.metadata.uid != uid
+                and p.spec.scheduler_name == pod.spec.scheduler_name
+            ][: max(needed - 1, 0)]
+            count = len(found) + 1
+            return found
 
         def describe(placed: int, failing: Pod, reasons: str) -> str:
             more = f"{count} more member{'s' if count != 1 else ''}"
@@ -336,9 +345,25 @@ class Coscheduling(
         if timed_out and pg is not None:
             timeout = go_duration(wait_seconds(pg, self.cfg.permit_waiting_time_seconds))
             cause = f"the quorum was not reached within {timeout}"
+            self._fail_group(
+                key, "rejection in Unreserve", cause, park=self._only_others_missing(key, pod)
+            )
         else:
             cause = f"member {pod.metadata.name} failed after it was reserved"
-        self._fail_group(key, "rejection in Unreserve", cause)
+            self._fail_group(key, "rejection in Unreserve", cause)
+
+    def _only_others_missing(self, key: str, pod: Pod) -> bool:
+        """At a timeout: whether every member that did not reach Permit is one this profile
+        cannot place (another scheduler's, or gated), so that retrying before the members
+        change would time out again."""
+        holding = self._members.assigned(key, snapshot=False) | {pod.metadata.uid}
+        holding.update(wp.pod.metadata.uid for wp in self._members.waiting(key))
+        profile = self.handle.profile_name
+        return not any(
+            p.spec.scheduler_name == profile and is_ungated(p)
+            for p in self._members.pending(key)
+            if p.metadata.uid not in holding
+        )
 
     # -- Permit -------------------------------------------------------------------------
     def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status | None, float]:
@@ -400,25 +425,31 @@ class Coscheduling(
         group.last_failure = None
         group.cause = ""
         group.plan = None
+        group.parked = False
         self._groups.cancel_wakeup(group)
         self._activate_groups(self._groups.release(key))
         self._writer.write(
             key, "True", QUORUM_REACHED, f"{pg.spec.min_member} members passed Permit together"
         )
 
-    def _fail_group(self, key: str, reject_message: str, cause: str) -> None:
-        """Reject the waiting members; a group that held any backs off (doubling)."""
+    def _fail_group(self, key: str, reject_message: str, cause: str, park: bool = False) -> None:
+        """Reject the waiting members; a group that held any backs off (doubling) and,
+        when `park`, waits for its members or its PodGroup to change."""
         group = self._groups.get(key)
         now = self._clock.now()
         for wp in self._members.waiting(key):
             if wp.reject(self.name, reject_message):
                 self._members.rejected.add(wp.pod.metadata.uid)
         if group.holding:
-            # the attempt held resources and failed: its plan is spent, the group waits
+            # the attempt held resources and failed: its plan is spent, the group waits;
+            # what it releases is a change for other groups, not for itself
             group.failures += 1
             delay = group_backoff_seconds(self.cfg, group.failures)
             group.backoff_until = now + delay
             group.plan = None
+            group.parked = park
+            self._groups.changes += 1
+            group.changes_at_attempt = self._groups.changes
             self._groups.schedule_wakeup(key, group)
             self._writer.write(key, "False", BACKING_OFF, f"{cause}; the group retries together")
         group.last_failure = now
@@ -429,8 +460,20 @@ class Coscheduling(
         self._activate_groups(self._groups.release(key))
 
     def _wake_group(self, key: str) -> None:
-        """The group's backoff ended: try its pending members again, together."""
-        self._activate_groups([key])
+        """The group's backoff ended: try its pending members again, together (a parked
+        group waits for its members or its PodGroup to change)."""
+        group = self._groups.peek(key)
+        if group is not None and not group.parked:
+            self._activate_groups([key])
+
+    def _unpark(self, key: str) -> None:
+        """Something changed for a parked group: it may try again (after its backoff)."""
+        group = self._groups.peek(key)
+        if group is None or not group.parked:
+            return
+        group.parked = False
+        if not group.backing_off(self._clock.now()):
+            self._activate_groups([key])
 
     def _activate_groups(self, keys: Sequence[str]) -> None:
         pods = [p for key in keys for p in self._members.pending(key)]
@@ -440,17 +483,22 @@ class Coscheduling(
     # -- cluster changes ----------------------------------------------------------------
     def _on_pod(self, event: WatchEvent) -> None:
         pod: Pod = event.obj
-        if hints.meaningful_pod_change(event):
+        meaningful = hints.meaningful_pod_change(event)
+        if meaningful:
             self._groups.changes += 1
+        new_key = pod_group_key(pod) if event.type != "DELETED" else ""
+        ready_before = self._members.ready_count(new_key) if new_key else 0
         before, after = self._members.apply(event)
+        if meaningful:
+            for key in {before, after} - {""}:
+                self._unpark(key)
         gone = event.type == "DELETED" or not is_live(pod)
         if before and (before != after or gone):
             self._member_lost(before, pod)
-        if after and not gone and is_ungated(pod):
+        if after:
+            self._member_gained(after, ready_before)
             was = event.old if event.type == "MODIFIED" else None
-            if was is None or pod_group_key(was) != after or not is_ungated(was):
-                self._member_gained(after)
-            if pod.spec.node_name and (was is None or not was.spec.node_name):
+            if not gone and pod.spec.node_name and (was is None or not was.spec.node_name):
                 self._member_bound(after)
 
     def _member_lost(self, key: str, pod: Pod) -> None:
@@ -461,7 +509,7 @@ class Coscheduling(
         if group is None or pg is None:
             return
         group.plan = None
-        live = len(self._members.live(key))
+        live = self._members.live_count(key)
         if group.holding and live < pg.spec.min_member:
             message = (
                 f"podGroup {key} lost member {pod.metadata.name}: {live} live members "
@@ -469,14 +517,13 @@ class Coscheduling(
             )
             self._fail_group(key, message, message)
 
-    def _member_gained(self, key: str) -> None:
+    def _member_gained(self, key: str, ready_before: int) -> None:
         """When a new or ungated member brings the group to minMember, wake its members
         held at PreEnqueue (core sends no event for an unscheduled pod's arrival)."""
         pg = self._members.pod_group(key)
         if pg is None:
             return
-        ready = sum(1 for p in self._members.live(key) if is_ungated(p))
-        if ready == pg.spec.min_member:
+        if ready_before < pg.spec.min_member <= self._members.ready_count(key):
             self._activate_groups([key])
 
     def _member_bound(self, key: str) -> None:
@@ -509,10 +556,11 @@ class Coscheduling(
             return
         group.plan = None
         group.permitted_until = None
+        self._unpark(key)
         if not group.holding:
             return
         minimum = pg.spec.min_member
-        live = len(self._members.live(key))
+        live = self._members.live_count(key)
         if live < minimum:
             message = f"podGroup {key} now needs {minimum} members; {live} live members exist"
             self._fail_group(key, message, message)
@@ -527,6 +575,13 @@ class Coscheduling(
         """PodGroup Add/Update, Pod Add/Delete/label/ungate/scale-down, Node Add/Update;
         see `hints` for what each hint skips."""
         return hints.events_to_register()
+
+
+def _parked_message(key: str, group: GroupState) -> str:
+    return (
+        f"podGroup {key} failed recently ({group.cause}); it retries when its members or "
+        "its PodGroup change"
+    )
 
 
 def _check_profile(handle: Handle) -> None:

@@ -57,6 +57,13 @@ class GroupMembers:
         """The group's members that can still run (not finished, not being deleted)."""
         return [p for p in self._index.members(key) if is_live(p)]
 
+    def live_count(self, key: str) -> int:
+        return self._index.live_count(key)
+
+    def ready_count(self, key: str) -> int:
+        """Live members without scheduling gates."""
+        return self._index.ready_count(key)
+
     def pending(self, key: str) -> list[Pod]:
         """Live members not bound to a node."""
         return [p for p in self.live(key) if not p.spec.node_name]
@@ -75,7 +82,7 @@ class GroupMembers:
         then only be lower), bound in the cluster, or waiting at Permit; minus waiting
         members already rejected, and minus `exclude`."""
         uids = set(self._snapshot_members().get(key, ())) if snapshot else set()
-        uids.update(p.metadata.uid for p in self.live(key) if p.spec.node_name)
+        uids.update(self._index.bound(key))
         uids.update(wp.pod.metadata.uid for wp in self.waiting(key))
         for uid in list(uids):
             wp = self._handle.get_waiting_pod(uid)

@@ -2,12 +2,14 @@
 
 Both the plugin and the status controller need a group's members many times; listing every
 pod of the cluster each time would cost O(pods) per question. The index answers in
-O(members) and reports, for each pod event, which groups it touched.
+O(members), keeps the counts the plugin asks for on every member (live, ready, bound) up
+to date in O(1) per event, and reports, for each pod event, which groups it touched.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from kubesched.api import Pod
 from kubesched.cluster import WatchEvent
@@ -26,11 +28,38 @@ def is_ungated(pod: Pod) -> bool:
     return not pod.spec.scheduling_gates
 
 
+@dataclass
+class _Group:
+    pods: dict[str, Pod] = field(default_factory=dict)
+    live: int = 0
+    ready: int = 0
+    """Live and ungated."""
+    bound: set[str] = field(default_factory=set)
+    """UIDs of live members bound to a node."""
+    sorted_pods: list[Pod] | None = None
+
+    def account(self, pod: Pod, sign: int) -> None:
+        self.sorted_pods = None
+        if not is_live(pod):
+            return
+        self.live += sign
+        if is_ungated(pod):
+            self.ready += sign
+        if pod.spec.node_name:
+            if sign > 0:
+                self.bound.add(pod.metadata.uid)
+            else:
+                self.bound.discard(pod.metadata.uid)
+
+
+_EMPTY = _Group()
+
+
 class MemberIndex:
     """Pods carrying the pod-group label, by `namespace/group` key."""
 
     def __init__(self, pods: Iterable[Pod] = ()) -> None:
-        self._by_group: dict[str, dict[str, Pod]] = {}
+        self._groups: dict[str, _Group] = {}
         self._key_of: dict[str, str] = {}
         for pod in pods:
             self._put(pod)
@@ -44,44 +73,58 @@ class MemberIndex:
         if event.type == "DELETED":
             self._drop(uid, before)
             return before, ""
-        after = self._put(pod)
-        if before and before != after:
-            self._drop_from(uid, before)
-        return before, after
+        if before:
+            self._drop(uid, before)
+        return before, self._put(pod)
 
     def members(self, key: str) -> list[Pod]:
         """The group's pods (terminal ones included), by name."""
-        pods = self._by_group.get(key)
-        if not pods:
+        group = self._groups.get(key)
+        if group is None:
             return []
-        return sorted(pods.values(), key=lambda p: p.metadata.name)
+        if group.sorted_pods is None:
+            group.sorted_pods = sorted(group.pods.values(), key=lambda p: p.metadata.name)
+        return group.sorted_pods
+
+    def live_count(self, key: str) -> int:
+        """Members neither finished nor being deleted."""
+        return self._groups.get(key, _EMPTY).live
+
+    def ready_count(self, key: str) -> int:
+        """Live members without scheduling gates."""
+        return self._groups.get(key, _EMPTY).ready
+
+    def bound(self, key: str) -> set[str]:
+        """UIDs of live members bound to a node (a copy)."""
+        return set(self._groups.get(key, _EMPTY).bound)
 
     def group_of(self, uid: str) -> str:
         return self._key_of.get(uid, "")
 
     def groups(self) -> list[str]:
-        return list(self._by_group)
+        return list(self._groups)
 
     # -- internals ----------------------------------------------------------------------
     def _put(self, pod: Pod) -> str:
         key = pod_group_key(pod)
-        uid = pod.metadata.uid
         if not key:
-            self._drop(uid, self._key_of.get(uid, ""))
             return ""
-        self._by_group.setdefault(key, {})[uid] = pod
+        uid = pod.metadata.uid
+        group = self._groups.get(key)
+        if group is None:
+            group = self._groups[key] = _Group()
+        group.pods[uid] = pod
+        group.account(pod, 1)
         self._key_of[uid] = key
         return key
 
     def _drop(self, uid: str, key: str) -> None:
         self._key_of.pop(uid, None)
-        if key:
-            self._drop_from(uid, key)
-
-    def _drop_from(self, uid: str, key: str) -> None:
-        pods = self._by_group.get(key)
-        if pods is None:
+        group = self._groups.get(key)
+        if group is None:
             return
-        pods.pop(uid, None)
-        if not pods:
-            del self._by_group[key]
+        old = group.pods.pop(uid, None)
+        if old is not None:
+            group.account(old, -1)
+        if not group.pods:
+            del self._groups[key]
