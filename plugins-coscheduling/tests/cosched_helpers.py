@@ -11,6 +11,7 @@ builtin plugins, the PodGroup hooks and scripted cluster changes.
 from __future__ import annotations
 
 import asyncio
+import copy
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
@@ -42,6 +43,7 @@ __all__ = [
     "gang_pod",
     "pod_group",
     "run",
+    "run_defaults",
 ]
 
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
@@ -342,6 +344,54 @@ def run(
     sim = Simulation(
         objects, resolved, registry, seed=seed, until=until, hooks=hook_manager(*controllers)
     )
+    return sim.run(), sim
+
+
+REFERENCE_CONFIG: dict[str, Any] = {
+    "apiVersion": "kubescheduler.config.k8s.io/v1",
+    "kind": "KubeSchedulerConfiguration",
+    "profiles": [
+        {
+            "schedulerName": "default-scheduler",
+            "plugins": {
+                "multiPoint": {"enabled": [{"name": "Coscheduling"}]},
+                "queueSort": {"enabled": [{"name": "Coscheduling"}], "disabled": [{"name": "*"}]},
+            },
+        }
+    ],
+}
+"""scheduler-plugins' reference profile: every installed default plugin plus Coscheduling."""
+
+
+def run_defaults(
+    objects: Sequence[K8sModel],
+    *,
+    args: dict[str, Any] | None = None,
+    controllers: Sequence[Any] = (),
+    until: float | None = None,
+) -> tuple[SimulationResult, Simulation]:
+    """Simulate with every installed plugin (the default profile, DefaultPreemption and
+    InterPodAffinity included) and Coscheduling in the reference profile."""
+    registry = PluginRegistry.discover()
+    if "Coscheduling" not in registry.plugins:
+        registry.register(Coscheduling)
+    config = copy.deepcopy(REFERENCE_CONFIG)
+    if args:
+        config["profiles"][0]["pluginConfig"] = [{"name": "Coscheduling", "args": args}]
+    catalog = PluginCatalog(registry.plugins, registry.broken, registry.providers())
+    resolved = resolve(parse_config(config), catalog)
+    pm = make_plugin_manager()
+    if not pm.is_registered(kubesched_coscheduling.hooks):
+        pm.register(kubesched_coscheduling.hooks)
+    if controllers:
+
+        class Extra:
+            @hookimpl
+            def kubesched_cluster_controllers(self, cluster: Any) -> list[Any]:
+                return list(controllers)
+
+        pm.register(Extra())
+    sim = Simulation(objects, resolved, registry, until=until, hooks=pm)
     return sim.run(), sim
 
 

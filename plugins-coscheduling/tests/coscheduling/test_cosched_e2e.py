@@ -12,11 +12,20 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from cosched_helpers import FakeKubelet, Script, check_invariants, gang_pod, pod_group, run
+from cosched_helpers import (
+    FakeKubelet,
+    Script,
+    check_invariants,
+    gang_pod,
+    pod_group,
+    run,
+    run_defaults,
+)
 
 from kubesched.api import Pod
 from kubesched.simulate import SimulationResult
-from kubesched.testing import make_node
+from kubesched.testing import make_node, make_pod
+from kubesched_coscheduling import POD_GROUP_LABEL
 
 MID, HIGH = 100, 1000
 
@@ -195,6 +204,19 @@ def test_no_deadlock_a_second_gang_waits_for_the_holder_instead_of_taking_half()
         first_b and "podGroup default/b waits for its turn: podGroup default/a holds" in first_b[0]
     )
     check_invariants(sim)
+    # while a holds its members, both PodGroups say so
+    _, during = run(objects, until=5.0)
+    assert condition(during, "a") == (
+        "False",
+        "WaitingForQuorum",
+        "members wait at Permit for 3 of them to be placed",
+    )
+    assert condition(during, "b") == (
+        "False",
+        "WaitingForReservation",
+        "podGroup default/b waits for its turn: podGroup default/a holds members waiting at Permit",
+    )
+    check_invariants(during, waiting_allowed=True)
 
 
 def test_members_arriving_after_the_group_timeout_still_bind() -> None:
@@ -394,4 +416,48 @@ def test_interleaved_gangs_take_turns(limit: int, wasted_attempts: int) -> None:
         for p in result.pods:
             if p.name.endswith("b"):
                 assert "podGroup default/b needs 3 more members placed together" in p.message
+    check_invariants(sim)
+
+
+def test_packing_honours_anti_affinity_between_members_with_the_default_plugins() -> None:
+    """With every default plugin (InterPodAffinity, DefaultPreemption ...): members that
+    must not share a node are packed one per node, through the PreFilter extensions; a
+    gang needing more nodes than exist is rejected whole, and preemption does not help."""
+
+    def member(name: str, group: str) -> Pod:
+        anti = {
+            "podAntiAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [
+                    {
+                        "labelSelector": {"matchLabels": {"app": group}},
+                        "topologyKey": "kubernetes.io/hostname",
+                    }
+                ]
+            }
+        }
+        b = make_pod(name, "default", uid=name).label(**{POD_GROUP_LABEL: group, "app": group})
+        return b.req(cpu="1").spec(affinity=anti).obj()
+
+    nodes = [
+        make_node(f"n{i}")
+        .alloc(cpu="8", memory="8Gi", pods=10)
+        .label(**{"kubernetes.io/hostname": f"n{i}"})
+        .obj()
+        for i in range(3)
+    ]
+    objects: list[Any] = [*nodes, pod_group("three", 3), pod_group("four", 4)]
+    objects += [member(f"t-{i}", "three") for i in range(3)]
+    objects += [member(f"f-{i}", "four") for i in range(4)]
+    result, sim = run_defaults(objects)
+    assert {p.name: p.node for p in result.pods if p.status == "Bound"} == {
+        "t-0": "n0",
+        "t-1": "n1",
+        "t-2": "n2",
+    }
+    for p in result.pods:
+        if p.name.startswith("f-"):
+            assert p.message.startswith(
+                "0/3 nodes are available: podGroup default/four needs 4 more members placed "
+                "together; only 3 fit (pod f-3: 3 node(s) didn't match pod anti-affinity rules)."
+            )
     check_invariants(sim)

@@ -156,43 +156,32 @@ def _node_infos(pods: list[Pod]) -> Any:
     return infos
 
 
+def _bound(name: str, node: str, cpu: str, group: str | None = None) -> Pod:
+    b = make_pod(name, "ns", uid=name).node(node).req(cpu=cpu)
+    if group is not None:
+        b.label(**{POD_GROUP_LABEL: group})
+    return b.obj()
+
+
 @pytest.mark.parametrize(
     ("pods", "ok"),
     [
+        pytest.param([_bound("p1", "node-a", "2")], True, id="Cluster resource enough"),
         pytest.param(
-            [make_pod("p1", "ns", uid="p1").node("node-a").req(cpu="2").obj()],
-            True,
-            id="Cluster resource enough",
-        ),
-        pytest.param(
-            [
-                make_pod("p1", "ns", uid="p1").node("node-a").req(cpu="2").obj(),
-                make_pod("p2", "ns", uid="p2").node("node-b").req(cpu="1").obj(),
-            ],
+            [_bound("p1", "node-a", "2"), _bound("p2", "node-b", "1")],
             False,
             id="Cluster resource not enough",
         ),
         pytest.param(
-            [
-                member("p1", "pg1").model_copy(deep=True),
-                make_pod("p2", "ns", uid="p2").node("node-b").req(cpu="1").obj(),
-            ],
+            [_bound("p1", "node-a", "2", group="pg1"), _bound("p2", "node-b", "1")],
             True,
             id="Cluster resource enough as p1's resource needs to be excluded from minResources",
         ),
     ],
 )
 def test_check_cluster_resource(pods: list[Pod], ok: bool) -> None:
-    if pods[0].metadata.labels:  # the group's own pod, bound to node-a with 2 CPUs
-        pods[0] = (
-            make_pod("p1", "ns", uid="p1")
-            .label(**{POD_GROUP_LABEL: "pg1"})
-            .node("node-a")
-            .req(cpu="2")
-            .obj()
-        )
-    infos = _node_infos(pods)
-    gap = check_cluster_resource(infos, {"cpu": 4000}, "ns/pg1")
+    """2 nodes x 3 CPUs; minResources cpu 4 for ns/pg1."""
+    gap = check_cluster_resource(_node_infos(pods), {"cpu": 4000}, "ns/pg1")
     assert (gap is None) is ok, gap
 
 

@@ -2,7 +2,8 @@
 
 Small random clusters (1-3 nodes), gangs (1-3, minMember 1-4, up to two extra members,
 some members of another scheduler, some arriving late) and plain pods; the simulation
-runs to quiescence, then the invariants hold: no node over-committed, every PodGroup has
+runs to quiescence (with the gang profile or every default plugin), then the invariants
+hold: no node over-committed, every PodGroup has
 no member bound or at least minMember bound, nothing left waiting at Permit.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cosched_helpers import Script, check_invariants, gang_pod, pod_group, run
+from cosched_helpers import Script, check_invariants, gang_pod, pod_group, run, run_defaults
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -34,9 +35,10 @@ gang = st.fixed_dictionaries(
     gangs=st.lists(gang, min_size=1, max_size=3),
     plain=st.lists(st.sampled_from(["500m", "1", "3"]), max_size=2),
     limit=st.sampled_from([0, 1, 2]),
+    defaults=st.booleans(),
 )
 def test_random_gangs_never_end_partially_bound(
-    nodes: list[str], gangs: list[dict[str, Any]], plain: list[str], limit: int
+    nodes: list[str], gangs: list[dict[str, Any]], plain: list[str], limit: int, defaults: bool
 ) -> None:
     objects: list[Any] = [
         make_node(f"n{i}").alloc(cpu=cpu, memory="8Gi", pods=10).obj()
@@ -58,5 +60,8 @@ def test_random_gangs_never_end_partially_bound(
         for pod in late:
             await cluster.create(pod)
 
-    _, sim = run(objects, args={"maxWaitingPodGroups": limit}, controllers=[Script((15.0, arrive))])
+    simulate = run_defaults if defaults else run
+    _, sim = simulate(
+        objects, args={"maxWaitingPodGroups": limit}, controllers=[Script((15.0, arrive))]
+    )
     check_invariants(sim)

@@ -55,6 +55,21 @@ def rejection_summary(statuses: Sequence[Status]) -> str:
     return ", ".join(sorted(f"{count} {reason}" for reason, count in reasons.items()))
 
 
+@dataclass
+class _Kind:
+    """PreFilter state shared by members with the same namespace, labels and spec, kept
+    up to date with every member placed so far (through the PreFilter extensions)."""
+
+    pod: Pod
+    state: CycleState
+    allowed: frozenset[str] | None
+
+
+def _signature(pod: Pod) -> tuple[str, str, str]:
+    labels = ",".join(f"{k}={v}" for k, v in sorted(pod.metadata.labels.items()))
+    return pod.metadata.namespace or "default", labels, pod.spec.model_dump_json()
+
+
 def pack(
     handle: Handle,
     members: Sequence[Pod],
@@ -67,34 +82,41 @@ def pack(
 
     The node infos are never changed: a node that receives a member is cloned first. On
     failure the plan's `failure` is `describe(placed, pod_that_did_not_fit, reasons)`.
+    Members alike (same namespace, labels and spec) share one PreFilter run, so identical
+    members cost O(members + nodes) Filter calls in all.
     """
     plan = Plan(generation, len(members))
     order = sorted(members, key=lambda p: (-_size(p)[0], -_size(p)[1], p.metadata.name))
     copies: dict[str, NodeInfo] = {}
     placed: list[tuple[PodInfo, str]] = []
+    kinds: dict[tuple[str, str, str], _Kind] = {}
     cursor = 0
     n = len(nodes)
     for pod in order:
-        state = CycleState()
-        result, status, _ = handle.run_pre_filter_plugins(state, pod, nodes)
-        if not status.is_success:
-            plan.failure = describe(len(placed), pod, status.message())
-            return plan
-        allowed = result.node_names if result is not None else None
-        for pinfo, node_name in placed:
-            s = handle.run_pre_filter_extension_add_pod(state, pod, pinfo, copies[node_name])
-            if not s.is_success:
-                plan.failure = describe(len(placed), pod, s.message())
+        signature = _signature(pod)
+        kind = kinds.get(signature)
+        if kind is None:
+            state = CycleState()
+            result, status, _ = handle.run_pre_filter_plugins(state, pod, nodes)
+            if not status.is_success:
+                plan.failure = describe(len(placed), pod, status.message())
                 return plan
+            for pinfo, node_name in placed:
+                s = handle.run_pre_filter_extension_add_pod(state, pod, pinfo, copies[node_name])
+                if not s.is_success:
+                    plan.failure = describe(len(placed), pod, s.message())
+                    return plan
+            allowed = result.node_names if result is not None else None
+            kind = kinds[signature] = _Kind(pod, state, allowed)
         statuses: list[Status] = []
         chosen = -1
         for i in range(n):
             index = (cursor + i) % n
             info = copies.get(nodes[index].name, nodes[index])
-            if allowed is not None and info.name not in allowed:
+            if kind.allowed is not None and info.name not in kind.allowed:
                 statuses.append(Status.unresolvable("node(s) didn't satisfy the PreFilter result"))
                 continue
-            s = handle.run_filter_plugins(state, pod, info)
+            s = handle.run_filter_plugins(kind.state, pod, info)
             if s.is_success:
                 chosen = index
                 break
@@ -112,6 +134,11 @@ def pack(
         copy.add_pod_info(pinfo)
         placed.append((pinfo, name))
         plan.assignments[pod.metadata.uid] = name
+        for other in kinds.values():
+            s = handle.run_pre_filter_extension_add_pod(other.state, other.pod, pinfo, copy)
+            if not s.is_success:
+                plan.failure = describe(len(placed), other.pod, s.message())
+                return plan
     return plan
 
 

@@ -7,17 +7,20 @@ one:
 - QueueSort keeps a group's pods together: priority, then the group's creation time (its
   last failure time once it failed), then `namespace/name`;
 - PreEnqueue (kubesched) holds members until their PodGroup exists, enough live ungated
-  members exist and the group is not backing off;
+  members exist and the group is not backing off (nor parked, below);
 - PreFilter rejects (UnschedulableAndUnresolvable, upstream's messages) while the group
   backs off, has too few live or ungated members, or its `minResources` cannot be met;
   then (kubesched) while another group holds the profile's reservation slots, or while the
   members it still needs cannot all be packed on the snapshot; otherwise it steers the
   member to the node the packing plan gave it;
-- Permit counts the group's bound and waiting members (the snapshot, the cluster and the
-  framework's waiting pods, by UID): with this pod they reach minMember -> Success, and
-  every waiting sibling is allowed; otherwise Wait until the group's deadline;
+- Permit counts the group's members holding a node (bound in the cluster, waiting in the
+  framework, assumed in the snapshot; by UID, see `quorum`): with this pod they reach
+  minMember -> Success, and every waiting sibling is allowed; otherwise Wait until the
+  group's deadline;
 - PostFilter and Unreserve reject the waiting siblings; the group then backs off
-  (doubling) and retries together.
+  (doubling) and retries together. A group that timed out because only members this
+  profile cannot place were missing is parked: it retries when its members or its
+  PodGroup change.
 
 Members beyond minMember schedule without waiting. Everything that differs from upstream
 is listed in the package README.
@@ -333,9 +336,7 @@ class Coscheduling(
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         """A reserved member failed (Permit rejection or timeout, PreBind, Bind): reject
         its waiting siblings; the group backs off."""
-        uid = pod.metadata.uid
-        self._members.passed.discard(uid)
-        self._members.rejected.discard(uid)
+        self._members.forget(pod.metadata.uid)
         key = pod_group_key(pod)
         group = self._groups.peek(key) if key else None
         if group is None or not group.holding:
@@ -381,7 +382,7 @@ class Coscheduling(
         assigned = self._members.assigned(key, uid)
         if len(assigned) + 1 >= pg.spec.min_member:
             self._reach_quorum(key, group, pg)
-            self._members.passed.add(uid)
+            self._members.let_through(key, pod)
             return None, 0.0
         if not group.holding or group.deadline is None:
             group.deadline = now + wait_seconds(pg, self.cfg.permit_waiting_time_seconds)
@@ -416,7 +417,7 @@ class Coscheduling(
     def _reach_quorum(self, key: str, group: GroupState, pg: PodGroup) -> None:
         for wp in self._members.waiting(key):
             if self.name in wp.get_pending_plugins():
-                self._members.passed.add(wp.pod.metadata.uid)
+                self._members.let_through(key, wp.pod)
                 wp.allow(self.name)
         group.holding = False
         group.deadline = None

@@ -4,11 +4,11 @@ scheduler-plugins #930: upstream counts the quorum in a set of pod names it main
 beside the framework (added at Permit, removed at Unreserve), so any path that skips
 Unreserve, or a name reused by a new pod, leaves a stale entry and a group passes with
 members it does not have. Here the count is read, every time, from what the scheduler
-itself holds, keyed by UID: the members bound or assumed on the snapshot's nodes, the
-members bound in the cluster, and the members waiting in the framework's waiting-pods
-map; a waiting member that was rejected (its binding cycle not yet unwound) is left out.
-The only thing remembered is which pods this plugin itself let through or rejected, for
-the moment between that decision and the framework catching up.
+itself holds, keyed by UID: the members bound in the cluster, the members in the
+framework's waiting-pods map (minus those already rejected, whose binding cycle has not
+unwound yet), and the members assumed in the scheduler cache (the snapshot) whose binding
+is in flight. For the last ones the plugin remembers where it let them through, so that it
+looks at one node of the snapshot instead of scanning them all.
 """
 
 from __future__ import annotations
@@ -38,12 +38,10 @@ class GroupMembers:
     def __init__(self, handle: Handle) -> None:
         self._handle = handle
         self._index = MemberIndex(_list(handle.cluster, "Pod"))
-        self.passed: set[str] = set()
-        """Members let through Permit by the plugin and not bound yet."""
+        self.passed: dict[str, tuple[str, str]] = {}
+        """Members the plugin let through Permit, not bound yet: UID -> (group, node)."""
         self.rejected: set[str] = set()
         """Waiting members the plugin rejected whose binding cycle has not unwound yet."""
-        self._scan_key: tuple[int, int] | None = None
-        self._scan: dict[str, set[str]] = {}
 
     def pod_group(self, key: str) -> PodGroup | None:
         cluster = self._handle.cluster
@@ -76,19 +74,35 @@ class GroupMembers:
         )
         return found
 
+    def let_through(self, key: str, pod: Pod) -> None:
+        """The plugin let this member (assumed on `pod.spec.nodeName`) through Permit."""
+        self.passed[pod.metadata.uid] = (key, pod.spec.node_name)
+
+    def forget(self, uid: str) -> None:
+        """The member was unreserved: it holds nothing any more."""
+        self.passed.pop(uid, None)
+        self.rejected.discard(uid)
+
     def assigned(self, key: str, exclude: str = "", *, snapshot: bool = True) -> set[str]:
-        """UIDs of the group's members holding a node: bound or assumed on the snapshot
-        (`snapshot=False` between scheduling cycles, when it may be stale: the count can
-        then only be lower), bound in the cluster, or waiting at Permit; minus waiting
-        members already rejected, and minus `exclude`."""
-        uids = set(self._snapshot_members().get(key, ())) if snapshot else set()
-        uids.update(self._index.bound(key))
-        uids.update(wp.pod.metadata.uid for wp in self.waiting(key))
-        for uid in list(uids):
-            wp = self._handle.get_waiting_pod(uid)
-            decided = wp is not None and not wp.get_pending_plugins()
-            if uid in self.rejected or (decided and uid not in self.passed):
-                uids.discard(uid)
+        """UIDs of the group's members holding a node: bound in the cluster, waiting at
+        Permit (minus those already rejected), or let through Permit and still assumed in
+        the snapshot (between scheduling cycles, `snapshot=False`, the snapshot may be stale
+        and they are counted as let through); minus `exclude`."""
+        uids = self._index.bound(key)
+        for wp in self.waiting(key):
+            uid = wp.pod.metadata.uid
+            decided = not wp.get_pending_plugins()
+            if uid not in self.rejected and (not decided or uid in self.passed):
+                uids.add(uid)
+        nodes = self._handle.snapshot
+        for uid, (group, node) in self.passed.items():
+            if group != key or uid in uids:
+                continue
+            info = nodes.get(node) if snapshot else None
+            if not snapshot or (
+                info is not None and any(p.pod.metadata.uid == uid for p in info.pods)
+            ):
+                uids.add(uid)
         uids.discard(exclude)
         return uids
 
@@ -99,23 +113,7 @@ class GroupMembers:
         before, after = self._index.apply(event)
         gone = event.type == "DELETED" or not is_live(pod)
         if gone or pod.spec.node_name:
-            self.passed.discard(uid)  # bound: the snapshot and the cluster count it now
+            self.passed.pop(uid, None)  # bound: the cluster counts it from now on
         if gone:
             self.rejected.discard(uid)
         return before, after
-
-    def _snapshot_members(self) -> dict[str, set[str]]:
-        """Group key -> UIDs of members on the snapshot's nodes; rescanned only when a
-        node info changed."""
-        snapshot = self._handle.snapshot
-        nodes = snapshot.node_info_list
-        fingerprint = (id(snapshot), hash(tuple(n.generation for n in nodes)))
-        if fingerprint != self._scan_key:
-            scan: dict[str, set[str]] = {}
-            for info in nodes:
-                for pinfo in info.pods:
-                    key = pod_group_key(pinfo.pod)
-                    if key:
-                        scan.setdefault(key, set()).add(pinfo.pod.metadata.uid)
-            self._scan_key, self._scan = fingerprint, scan
-        return self._scan

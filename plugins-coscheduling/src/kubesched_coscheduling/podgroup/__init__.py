@@ -5,7 +5,7 @@ from kubesched_coscheduling.podgroup.controller import (
     PodGroupController,
     compute_status,
 )
-from kubesched_coscheduling.podgroup.members import MemberIndex, is_live, is_ungated
+from kubesched_coscheduling.podgroup.members import MemberCounts, MemberIndex, is_live, is_ungated
 from kubesched_coscheduling.podgroup.status import set_condition, update_status
 from kubesched_coscheduling.podgroup.types import (
     CONDITION_SCHEDULED,
@@ -40,6 +40,7 @@ __all__ = [
     "PHASE_SCHEDULING",
     "PHASE_UNKNOWN",
     "POD_GROUP_KIND_INFO",
+    "MemberCounts",
     "MemberIndex",
     "PodGroup",
     "PodGroupCondition",

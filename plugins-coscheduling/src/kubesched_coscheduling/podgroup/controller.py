@@ -19,14 +19,14 @@ Differences from upstream (see the package README):
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, Final
 
 from kubesched.api import Pod
 from kubesched.cluster import Cluster, WatchEvent
 from kubesched_coscheduling.names import POD_GROUP_KIND
-from kubesched_coscheduling.podgroup.members import MemberIndex, is_ungated
+from kubesched_coscheduling.podgroup.members import MemberCounts, MemberIndex
 from kubesched_coscheduling.podgroup.status import update_status
 from kubesched_coscheduling.podgroup.types import (
     PHASE_FAILED,
@@ -44,41 +44,51 @@ __all__ = ["CONTROLLER_NAME", "PodGroupController", "compute_status"]
 CONTROLLER_NAME: Final = "podgroup-status"
 
 
-def compute_status(pod_group: PodGroup, members: Sequence[Pod], now: datetime) -> PodGroupStatus:
-    """The status `pod_group` should have given its members (all phases, same namespace)."""
+def compute_status(
+    pod_group: PodGroup,
+    members: Sequence[Pod] | MemberCounts,
+    now: datetime,
+    first: Callable[[], Pod | None] | None = None,
+) -> PodGroupStatus:
+    """The status `pod_group` should have given its members (all phases, same namespace),
+    given as pods or as their counts (then `first()` names the member whose owners fill
+    `occupiedBy`)."""
     status = pod_group.status.model_copy(deep=True)
     if status.phase == PHASE_FINISHED:
         return status
+    if isinstance(members, MemberCounts):
+        counts = members
+    else:
+        counts = MemberCounts.of(members)
+        pods = list(members)
+        first = first or (lambda: pods[0] if pods else None)
     minimum = pod_group.spec.min_member
-    running = sum(1 for p in members if p.status.phase == "Running")
-    succeeded = sum(1 for p in members if p.status.phase == "Succeeded")
-    failed = sum(1 for p in members if p.status.phase == "Failed")
-    not_failed = [p for p in members if p.status.phase != "Failed"]
-    bound = sum(1 for p in not_failed if p.spec.node_name)
-    schedulable = sum(1 for p in not_failed if is_ungated(p))
+    running, succeeded, failed = counts.running, counts.succeeded, counts.failed
 
     if succeeded >= minimum:
         phase = PHASE_FINISHED
-    elif failed and len(not_failed) < minimum:
+    elif failed and counts.total - failed < minimum:
         phase = PHASE_FAILED
     elif running + succeeded >= minimum:
         phase = PHASE_RUNNING
-    elif bound >= minimum:
+    elif counts.bound_not_failed >= minimum:
         phase = PHASE_SCHEDULED
-    elif schedulable >= minimum:
+    elif counts.ungated_not_failed >= minimum:
         phase = PHASE_SCHEDULING
     else:
         phase = PHASE_PENDING
 
     leaving_pending = status.phase in ("", PHASE_PENDING) and phase != PHASE_PENDING
     status.phase = phase
-    status.scheduled = sum(1 for p in members if p.spec.node_name)
+    status.scheduled = counts.scheduled
     status.running, status.succeeded, status.failed = running, succeeded, failed
     if phase != PHASE_PENDING and status.schedule_start_time is None:
         status.schedule_start_time = now
-    if members and (leaving_pending or not status.occupied_by):
-        # upstream fills it as the group leaves Pending
-        status.occupied_by = _occupied_by(members[0]) or status.occupied_by
+    if counts.total and (leaving_pending or not status.occupied_by) and first is not None:
+        pod = first()
+        if pod is not None:
+            # upstream fills it as the group leaves Pending
+            status.occupied_by = _occupied_by(pod) or status.occupied_by
     return status
 
 
@@ -143,7 +153,8 @@ class PodGroupController:
 
     def _status_for(self, key: str) -> Any:
         def change(current: PodGroup) -> PodGroupStatus:
-            return compute_status(current, self._index.members(key), self._now())
+            counts = self._index.counts(key)
+            return compute_status(current, counts, self._now(), lambda: self._index.first(key))
 
         return change
 

@@ -15,7 +15,7 @@ from kubesched.api import Pod
 from kubesched.cluster import WatchEvent
 from kubesched_coscheduling.podgroup.types import pod_group_key
 
-__all__ = ["MemberIndex", "is_live", "is_ungated"]
+__all__ = ["MemberCounts", "MemberIndex", "is_live", "is_ungated"]
 
 
 def is_live(pod: Pod) -> bool:
@@ -29,23 +29,64 @@ def is_ungated(pod: Pod) -> bool:
 
 
 @dataclass
-class _Group:
-    pods: dict[str, Pod] = field(default_factory=dict)
+class MemberCounts:
+    """How many of a group's members are in each state (what the status controller and
+    the plugin ask on every event, kept current in O(1))."""
+
+    total: int = 0
     live: int = 0
+    """Neither finished nor being deleted."""
     ready: int = 0
     """Live and ungated."""
+    running: int = 0
+    succeeded: int = 0
+    failed: int = 0
+    scheduled: int = 0
+    """Bound to a node, whatever the phase."""
+    bound_not_failed: int = 0
+    ungated_not_failed: int = 0
+
+    @classmethod
+    def of(cls, pods: Iterable[Pod]) -> MemberCounts:
+        counts = cls()
+        for pod in pods:
+            counts.account(pod, 1)
+        return counts
+
+    def account(self, pod: Pod, sign: int) -> None:
+        phase = pod.status.phase
+        self.total += sign
+        if is_live(pod):
+            self.live += sign
+            if is_ungated(pod):
+                self.ready += sign
+        if phase == "Running":
+            self.running += sign
+        elif phase == "Succeeded":
+            self.succeeded += sign
+        elif phase == "Failed":
+            self.failed += sign
+        if pod.spec.node_name:
+            self.scheduled += sign
+        if phase != "Failed":
+            if pod.spec.node_name:
+                self.bound_not_failed += sign
+            if is_ungated(pod):
+                self.ungated_not_failed += sign
+
+
+@dataclass
+class _Group:
+    pods: dict[str, Pod] = field(default_factory=dict)
+    counts: MemberCounts = field(default_factory=MemberCounts)
     bound: set[str] = field(default_factory=set)
     """UIDs of live members bound to a node."""
     sorted_pods: list[Pod] | None = None
 
     def account(self, pod: Pod, sign: int) -> None:
         self.sorted_pods = None
-        if not is_live(pod):
-            return
-        self.live += sign
-        if is_ungated(pod):
-            self.ready += sign
-        if pod.spec.node_name:
+        self.counts.account(pod, sign)
+        if is_live(pod) and pod.spec.node_name:
             if sign > 0:
                 self.bound.add(pod.metadata.uid)
             else:
@@ -86,13 +127,22 @@ class MemberIndex:
             group.sorted_pods = sorted(group.pods.values(), key=lambda p: p.metadata.name)
         return group.sorted_pods
 
+    def counts(self, key: str) -> MemberCounts:
+        """The group's counts (do not change them)."""
+        return self._groups.get(key, _EMPTY).counts
+
     def live_count(self, key: str) -> int:
         """Members neither finished nor being deleted."""
-        return self._groups.get(key, _EMPTY).live
+        return self.counts(key).live
 
     def ready_count(self, key: str) -> int:
         """Live members without scheduling gates."""
-        return self._groups.get(key, _EMPTY).ready
+        return self.counts(key).ready
+
+    def first(self, key: str) -> Pod | None:
+        """The member with the smallest name."""
+        pods = self.members(key)
+        return pods[0] if pods else None
 
     def bound(self, key: str) -> set[str]:
         """UIDs of live members bound to a node (a copy)."""
