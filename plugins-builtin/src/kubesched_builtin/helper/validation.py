@@ -26,6 +26,7 @@ __all__ = [
     "is_valid_label_value",
     "key",
     "not_supported",
+    "qualified_name_errors",
 ]
 
 # -- paths (field.Path.String) ---------------------------------------------------------------
@@ -172,6 +173,12 @@ def is_qualified_name(value: str) -> list[str]:
         )
         errs.append(f"name part {regex}")
     return errs
+
+
+def qualified_name_errors(path: str, value: str) -> list[str]:
+    """Field errors for `value` as a label key or resource name (upstream
+    ValidateLabelName: one `Invalid value` per IsQualifiedName problem)."""
+    return [invalid(path, value, e) for e in is_qualified_name(value)]
 
 
 def is_valid_label_value(value: str) -> list[str]:

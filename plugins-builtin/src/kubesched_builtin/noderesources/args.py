@@ -9,11 +9,12 @@ and validation pkg/scheduler/apis/config/validation/validation_pluginargs.go
 from __future__ import annotations
 
 import json
-import re
 from typing import Final
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
+
+from kubesched_builtin.helper.validation import qualified_name_errors
 
 __all__ = [
     "LEAST_ALLOCATED",
@@ -114,57 +115,10 @@ class NodeResourcesFitArgs(BaseModel):
 
 # -- validation ----------------------------------------------------------------------------
 
-_NAME_FMT: Final = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_NAME_RE: Final = re.compile(f"^{_NAME_FMT}$")
-_NAME_ERR: Final = (
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with "
-    "an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
-    f"validation is '{_NAME_FMT}')"
-)
-_DNS1123_LABEL: Final = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN_FMT: Final = f"{_DNS1123_LABEL}(\\.{_DNS1123_LABEL})*"
-_DNS1123_SUBDOMAIN_RE: Final = re.compile(f"^{_DNS1123_SUBDOMAIN_FMT}$")
-
 
 def _invalid(path: str, value: object, detail: str) -> str:
     shown = json.dumps(value) if isinstance(value, str) else str(value)
     return f"{path}: Invalid value: {shown}: {detail}"
-
-
-def _qualified_name_errors(path: str, value: str) -> list[str]:
-    """apimachinery IsQualifiedName, as ValidateLabelName applies it."""
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-        prefix_errors: list[str] = []
-    elif len(parts) == 2:
-        prefix, name = parts
-        prefix_errors = []
-        if not prefix:
-            prefix_errors.append("prefix part must be non-empty")
-        elif len(prefix) > 253:
-            prefix_errors.append("prefix part must be no more than 253 characters")
-        elif not _DNS1123_SUBDOMAIN_RE.match(prefix):
-            prefix_errors.append(
-                "prefix part a lowercase RFC 1123 subdomain must consist of lower case "
-                "alphanumeric characters, '-' or '.', and must start and end with an "
-                "alphanumeric character (e.g. 'example.com', regex used for validation is "
-                f"'{_DNS1123_SUBDOMAIN_FMT}')"
-            )
-    else:
-        detail = (
-            f"a qualified name {_NAME_ERR} with an optional DNS subdomain prefix and '/' "
-            "(e.g. 'example.com/MyName')"
-        )
-        return [_invalid(path, value, detail)]
-    errs = list(prefix_errors)
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name) > 63:
-        errs.append("name part must be no more than 63 characters")
-    elif not _NAME_RE.match(name):
-        errs.append(f"name part {_NAME_ERR}")
-    return [_invalid(path, value, e) for e in errs]
 
 
 def _shape_errors(shape: list[UtilizationShapePoint], path: str) -> list[str]:
@@ -203,12 +157,12 @@ def validation_errors(args: NodeResourcesFitArgs) -> list[str]:
     """Every problem with (defaulted) args, as upstream field errors; empty when valid."""
     errs: list[str] = []
     for i, res in enumerate(args.ignored_resources):
-        errs += _qualified_name_errors(f"ignoredResources[{i}]", res)
+        errs += qualified_name_errors(f"ignoredResources[{i}]", res)
     for i, group in enumerate(args.ignored_resource_groups):
         path = f"ignoredResourceGroups[{i}]"
         if "/" in group:
             errs.append(_invalid(path, group, "resource group name can't contain '/'"))
-        errs += _qualified_name_errors(path, group)
+        errs += qualified_name_errors(path, group)
 
     strategy = args.scoring_strategy
     if strategy.type not in _SUPPORTED_TYPES:

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
 from kubesched.api import LabelSelector, TopologySpreadConstraint
-from kubesched_builtin.noderesources.args import _qualified_name_errors
+from kubesched_builtin.helper.validation import qualified_name_errors
 
 __all__ = [
     "LIST_DEFAULTING",
@@ -103,7 +103,7 @@ def validation_errors(args: PodTopologySpreadArgs) -> list[str]:
         if not c.topology_key:
             errs.append(f"{path}.topologyKey: Required value: can not be empty")
         else:
-            errs += _qualified_name_errors(f"{path}.topologyKey", c.topology_key)
+            errs += qualified_name_errors(f"{path}.topologyKey", c.topology_key)
         if not c.when_unsatisfiable:
             errs.append(f"{path}.whenUnsatisfiable: Required value: can not be empty")
         elif c.when_unsatisfiable not in _ACTIONS:

@@ -23,6 +23,7 @@ from kubesched.api import (
     find_untolerated_taint,
 )
 from kubesched.framework import PodInfo
+from kubesched_builtin.nodeaffinity import RequiredNodeAffinity
 
 __all__ = [
     "HONOR",
@@ -36,7 +37,6 @@ __all__ = [
     "node_labels_match_constraints",
     "parse_constraints",
     "pod_labels_match_constraints",
-    "required_node_affinity_matches",
 ]
 
 LABEL_HOSTNAME: Final = "kubernetes.io/hostname"
@@ -102,9 +102,13 @@ class SpreadConstraint:
     node_affinity_policy: str = HONOR
     node_taints_policy: str = IGNORE
 
-    def match_node_inclusion_policies(self, pod: Pod, node: Node) -> bool:
-        """Whether the node counts toward this constraint's domains for `pod`."""
-        if self.node_affinity_policy == HONOR and not required_node_affinity_matches(pod, node):
+    def match_node_inclusion_policies(
+        self, pod: Pod, node: Node, required: RequiredNodeAffinity
+    ) -> bool:
+        """Whether the node counts toward this constraint's domains for `pod`, whose
+        nodeSelector and required node affinity are `required` (upstream
+        matchNodeInclusionPolicies)."""
+        if self.node_affinity_policy == HONOR and not required.matches(node):
             return False
         return not (
             self.node_taints_policy == HONOR
@@ -116,20 +120,6 @@ class SpreadConstraint:
 def _do_not_schedule(taint: Taint) -> bool:
     """upstream helper.DoNotScheduleTaintsFilterFunc."""
     return taint.effect in ("NoSchedule", "NoExecute")
-
-
-def required_node_affinity_matches(pod: Pod, node: Node) -> bool:
-    """The pod's nodeSelector and required node affinity both accept the node
-    (component-helpers nodeaffinity.GetRequiredNodeAffinity(pod).Match)."""
-    labels = node.metadata.labels
-    for key, value in pod.spec.node_selector.items():
-        if labels.get(key) != value:
-            return False
-    affinity = pod.spec.affinity
-    if affinity is None or affinity.node_affinity is None:
-        return True
-    required = affinity.node_affinity.required_during_scheduling_ignored_during_execution
-    return required is None or required.matches(node.metadata.name, labels)
 
 
 def parse_constraints(

@@ -13,6 +13,7 @@ from typing import Final
 
 from kubesched.api import Node, Pod
 from kubesched.framework import NodeInfo, Status
+from kubesched_builtin.nodeaffinity import required_node_affinity
 from kubesched_builtin.podtopologyspread.common import (
     SpreadConstraint,
     count_pods_matching,
@@ -113,10 +114,11 @@ class PreFilterState:
         labels = node.metadata.labels
         if not node_labels_match_constraints(labels, self.constraints):
             return
+        required = required_node_affinity(preemptor)
         for i, c in enumerate(self.constraints):
             if not c.selector.matches(updated.metadata.labels):
                 continue
-            if not c.match_node_inclusion_policies(preemptor, node):
+            if not c.match_node_inclusion_policies(preemptor, node, required):
                 continue
             value = labels[c.topology_key]
             counts = self.tp_value_to_match_num[i]
@@ -134,6 +136,7 @@ def compute_pre_filter_state(
     if not constraints:
         return PreFilterState()
     namespace = pod.metadata.namespace or "default"
+    required = required_node_affinity(pod)
     counts: list[dict[str, int]] = [{} for _ in constraints]
     for info in nodes:
         node = info.node
@@ -143,7 +146,7 @@ def compute_pre_filter_state(
         if not node_labels_match_constraints(labels, constraints):
             continue
         for i, c in enumerate(constraints):
-            if not c.match_node_inclusion_policies(pod, node):
+            if not c.match_node_inclusion_policies(pod, node, required):
                 continue
             value = labels[c.topology_key]
             found = count_pods_matching(info.pods, c.selector, namespace)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from kubesched.api import Pod
 from kubesched.framework import MAX_NODE_SCORE, NodeInfo, NodeScore
+from kubesched_builtin.nodeaffinity import required_node_affinity
 from kubesched_builtin.podtopologyspread.common import (
     LABEL_HOSTNAME,
     SpreadConstraint,
@@ -93,6 +94,7 @@ def compute_pre_score_state(
         weights.append(topology_normalizing_weight(size))
 
     namespace = pod.metadata.namespace or "default"
+    required = required_node_affinity(pod)
     for info in all_nodes:
         node = info.node
         if node is None:
@@ -101,7 +103,7 @@ def compute_pre_score_state(
         if require_all_topologies and not node_labels_match_constraints(labels, constraints):
             continue
         for i, c in enumerate(constraints):
-            if not c.match_node_inclusion_policies(pod, node):
+            if not c.match_node_inclusion_policies(pod, node, required):
                 continue
             value = labels.get(c.topology_key, "")
             # only domains of feasible nodes are counted; hostname ones are absent here
