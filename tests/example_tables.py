@@ -1,4 +1,5 @@
-"""Read an example's expected outcome from the `| pod | node | why |` table of its README.
+"""Read an example's expected outcome from the `| pod | node | why |` table of its README
+(and any other table, by its header row, with `readme_table`).
 
 The tests compare a simulation with the table, so an example's README and its behaviour
 cannot drift apart.
@@ -7,6 +8,7 @@ cannot drift apart.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,3 +64,25 @@ def check_outcome(pods: dict[str, dict[str, Any]], outcome: dict[str, Expected])
             assert got["message"].startswith(want.message), got["message"]
         else:
             assert got["message"] == "", name
+
+
+def readme_table(example: Path, header: Sequence[str]) -> list[dict[str, str]]:
+    """The rows of the README table whose header row is `header`, each as column → cell.
+
+    A cell that is all code (`` `text` ``) gives its text; `—` or `-` gives ""."""
+    rows: list[dict[str, str]] = []
+    in_table = False
+    for line in (example / "README.md").read_text(encoding="utf-8").splitlines():
+        if not line.startswith("|"):
+            in_table = False
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells == list(header):
+            in_table = True
+            continue
+        if not in_table or set(cells[0]) <= {"-"}:
+            continue  # another table, or the |---| separator
+        assert len(cells) == len(header), f"{example.name} README: {line!r}"
+        cells = ["" if c in ("—", "-") else re.sub(r"^`(.*)`$", r"\1", c) for c in cells]
+        rows.append(dict(zip(header, cells, strict=True)))
+    return rows

@@ -1,8 +1,9 @@
 """`examples/training` does what its README promises: gangs bound whole or not at all.
 
-The expected outcome is read from the README's table (`| pod | group | node | why |`), so
-the README and this test cannot drift apart. Needs kubesched-coscheduling installed with
-its entry points (the plugin and the `kubesched` hook module).
+The expected outcome is read from the README's tables (`| pod | group | node | why |` for
+the pods, `| podgroup | minMember | ... |` for the groups), so the README and this test
+cannot drift apart. Needs kubesched-coscheduling installed with its entry points (the
+plugin and the `kubesched` hook module).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 import pytest
 import yaml
+from example_tables import readme_table
 
 from kubesched.cli._main import main
 from kubesched.simulate import SimulationResult, simulate
@@ -23,6 +25,20 @@ ROOT = Path(__file__).resolve().parents[1]
 TRAINING = ROOT / "examples" / "training"
 MANIFESTS = TRAINING / "manifests"
 CONFIG = TRAINING / "scheduler-config.yaml"
+
+
+GROUP_COLUMNS = (
+    "podgroup",
+    "minMember",
+    "members",
+    "bound",
+    "waiting",
+    "pending",
+    "phase",
+    "reason",
+    "time to quorum",
+    "message",
+)
 
 
 @dataclass(frozen=True)
@@ -121,3 +137,66 @@ def test_the_cli_reports_the_same(capsys: pytest.CaptureFixture[str]) -> None:
     got = {p["name"]: (p["status"], p["node"]) for p in data["pods"]}
     want = {name: (row.status, row.node) for name, row in _readme_outcome().items()}
     assert got == want
+    assert data["sections"] == {"podGroups": _readme_groups()}
+
+
+def _readme_groups() -> list[dict[str, Any]]:
+    """The README's groups table as the JSON report's `podGroups` records."""
+    groups = []
+    for row in readme_table(TRAINING, GROUP_COLUMNS):
+        namespace, _, name = row["podgroup"].partition("/")
+        ttq = row["time to quorum"]
+        groups.append(
+            {
+                "namespace": namespace,
+                "name": name,
+                "minMember": int(row["minMember"]),
+                "phase": row["phase"],
+                "members": {
+                    "total": int(row["members"]),
+                    "bound": int(row["bound"]),
+                    "waiting": int(row["waiting"]),
+                    "pending": int(row["pending"]),
+                },
+                "scheduled": "True" if row["reason"] == "QuorumReached" else "False",
+                "reason": row["reason"],
+                "message": row["message"],
+                "timeToQuorumSeconds": float(ttq.removesuffix("s")) if ttq else None,
+            }
+        )
+    return groups
+
+
+def test_readme_groups_table_is_parsed() -> None:
+    groups = _readme_groups()
+    assert [g["name"] for g in groups] == ["bert", "llama", "resnet", "sweep"]
+    assert groups[1]["message"].startswith("podGroup ml/llama needs 8 more members")
+    assert groups[1]["timeToQuorumSeconds"] is None
+    assert set(_min_members()) == {g["name"] for g in groups}
+
+
+def test_groups_section_matches_readme(result: SimulationResult) -> None:
+    assert result.section("podGroups").payload == _readme_groups()
+
+
+def test_groups_agree_with_the_pods(result: SimulationResult) -> None:
+    """Each group's counts are its members' outcomes in the pods table."""
+    statuses: dict[str, list[str]] = {}
+    for row in _readme_outcome().values():
+        if row.group is not None:
+            statuses.setdefault(row.group, []).append(row.status)
+    for group in result.section("podGroups").payload:
+        members = statuses[group["name"]]
+        assert group["members"]["total"] == len(members)
+        assert group["members"]["bound"] == members.count("Bound")
+        assert group["minMember"] == _min_members()[group["name"]]
+
+
+def test_the_cli_table_shows_the_groups(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["simulate", str(MANIFESTS), "--config", str(CONFIG), "--no-progress"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert out.index("Pods") < out.index("PodGroups") < out.index("Nodes")
+    for group in _readme_groups():
+        assert f"{group['namespace']}/{group['name']}" in out
+    assert "4 PodGroups, 3 reached their quorum (minMember)" in out

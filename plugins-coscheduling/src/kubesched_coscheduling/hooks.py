@@ -1,5 +1,5 @@
-"""Program-level hooks (entry point group `kubesched`): the PodGroup kind and its status
-controller.
+"""Program-level hooks (entry point group `kubesched`): the PodGroup kind, its status
+controller and the `podGroups` section of the simulation report.
 
 Registered with::
 
@@ -15,9 +15,15 @@ from __future__ import annotations
 from kubesched.api import KindRegistry
 from kubesched.cluster import Cluster, Controller
 from kubesched.runtime import hookimpl
+from kubesched.simulate import ReportSection, SimulationResult
 from kubesched_coscheduling.podgroup import POD_GROUP_KIND_INFO, PodGroupController
+from kubesched_coscheduling.podgroup.report import report_section
 
-__all__ = ["kubesched_cluster_controllers", "kubesched_register_kinds"]
+__all__ = [
+    "kubesched_cluster_controllers",
+    "kubesched_register_kinds",
+    "kubesched_report_sections",
+]
 
 
 @hookimpl
@@ -31,3 +37,11 @@ def kubesched_register_kinds(registry: KindRegistry) -> None:
 def kubesched_cluster_controllers(cluster: Cluster) -> list[Controller]:
     """The PodGroup status controller, one per embedded cluster."""
     return [PodGroupController()]
+
+
+@hookimpl
+def kubesched_report_sections(cluster: Cluster, result: SimulationResult) -> list[ReportSection]:
+    """One row per PodGroup (members bound / waiting / pending, phase, the `Scheduled`
+    condition's reason, time to quorum); nothing when the simulation has no PodGroup."""
+    section = report_section(cluster, result)
+    return [] if section is None else [section]

@@ -8,14 +8,15 @@ from collections.abc import Sequence
 import click
 import importlib_metadata
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from kubesched.cli._explain import render_explanation
 from kubesched.cli._format import bar, format_amount, parse_duration
-from kubesched.simulate import SimulationResult, simulate
+from kubesched.simulate import ReportSection, SimulationResult, simulate
 
-__all__ = ["render_result", "simulate_command"]
+__all__ = ["render_result", "section_table", "simulate_command"]
 
 _STATUS_STYLE = {
     "Bound": "green",
@@ -26,7 +27,7 @@ _STATUS_STYLE = {
 
 
 def render_result(result: SimulationResult, console: Console) -> None:
-    """Pods, nodes and a summary as tables."""
+    """Pods, each hook module's report section, nodes and a summary, as tables."""
     schedulers = {p.scheduler_name for p in result.pods}
     pods = Table(title="Pods", title_justify="left")
     pods.add_column("Pod", no_wrap=True)
@@ -43,6 +44,8 @@ def render_result(result: SimulationResult, console: Console) -> None:
         row += [p.node or "-", f"[{style}]{p.status}[/]", p.message]
         pods.add_row(*row)
     console.print(pods)
+    for section in result.sections:
+        console.print(section_table(section))
 
     nodes = Table(title="Nodes", title_justify="left")
     for col in ("Node", "CPU", "", "Memory", "", "Pods"):
@@ -77,6 +80,26 @@ def render_result(result: SimulationResult, console: Console) -> None:
         by_reason.setdefault(left_out_reason(dist), []).append(name)
     for reason, names in by_reason.items():
         console.print(f"[dim]default plugins left out ({reason}): {', '.join(names)}[/]")
+
+
+def section_table(section: ReportSection) -> Table:
+    """A hook module's report section as a table: cells are plain text; the last column
+    wraps and keeps at least 20 characters, the others do not wrap."""
+    table = Table(
+        title=escape(section.title),
+        title_justify="left",
+        caption=escape(section.caption) if section.caption else None,
+        caption_justify="left",
+    )
+    last = len(section.columns) - 1
+    for i, column in enumerate(section.columns):
+        if i == last:
+            table.add_column(escape(column), overflow="fold", min_width=20)
+        else:
+            table.add_column(escape(column), no_wrap=True)
+    for row in section.rows:
+        table.add_row(*(escape(cell) for cell in row))
+    return table
 
 
 def left_out_reason(distribution: str) -> str:

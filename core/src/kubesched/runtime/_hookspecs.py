@@ -1,8 +1,9 @@
 """Program-level hooks (pluggy, entry point group `kubesched`).
 
 These extend the program, not a scheduling cycle: kinds for the manifest loader and the
-stores, controllers for the embedded cluster, observers of scheduling outcomes. Extension
-points are not hooks: their order and weights come from the profile.
+stores, controllers for the embedded cluster, observers of scheduling outcomes, sections of
+the simulation report. Extension points are not hooks: their order and weights come from
+the profile.
 """
 
 from __future__ import annotations
@@ -44,6 +45,14 @@ def kubesched_attempt_failed(pod: Pod, profile: str, code: str, message: str) ->
 
 
 @hookspec
-def kubesched_report_sections(result: Any) -> list[tuple[str, Any]]:
-    """Extra (title, rich renderable) sections for the `simulate` report."""
+def kubesched_report_sections(cluster: Cluster, result: Any) -> list[Any]:
+    """Sections to add to a simulation's report, beside the pods and nodes.
+
+    Called once, when a simulation ends (before waiting pods are released), with the
+    embedded cluster as it is then and the `kubesched.simulate.SimulationResult` (its
+    pods' outcomes). Return a list of `kubesched.simulate.ReportSection` (an empty list
+    when there is nothing to report, so the report stays as it was): the table output
+    prints each as its own table after the pods, the JSON output puts each payload under
+    `"sections"` by the section's key. Keys must be unique across hook modules. The types
+    are `Any` here because `simulate` is a layer above `runtime`."""
     raise NotImplementedError

@@ -3,6 +3,7 @@
 from kubesched.simulate._manifests import LoadedManifests, SkippedObject, load_manifests
 from kubesched.simulate._results import NodeAllocation, PodOutcome, PodResult, SimulationResult
 from kubesched.simulate._run import Progress, Simulation, simulate
+from kubesched.simulate._sections import ReportSection
 
 __all__ = [
     "LoadedManifests",
@@ -10,6 +11,7 @@ __all__ = [
     "PodOutcome",
     "PodResult",
     "Progress",
+    "ReportSection",
     "Simulation",
     "SimulationResult",
     "SkippedObject",

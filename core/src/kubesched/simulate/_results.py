@@ -8,11 +8,17 @@ The JSON form (`SimulationResult.to_json_dict`) is a stable interface for progra
      "summary": {"pods", "bound", "unschedulable", "waiting", "pending", "nodes",
                  "virtualSeconds", "seed", "attempts"},
      "skipped": [{"file", "document", "apiVersion", "kind", "reason"}],
-     "explanations": {"ns/pod": {...}}   (only with --explain)}
+     "explanations": {"ns/pod": {...}},   (only with --explain)
+     "sections": {"<key>": <payload>}}     (only when a hook module contributes one)
 
 `status` is one of Bound, Unschedulable, Waiting, Pending; `node` is null when unplaced;
 `message` carries the reason a pod is not bound (empty when bound). CPU is in millicores,
 other resources in base units.
+
+`sections` holds what installed hook modules report beside the pods (the
+`kubesched_report_sections` hook, `ReportSection`), each payload under its section's key,
+keys sorted. kubesched-coscheduling adds `podGroups` (a list with one object per
+PodGroup; its package README documents the fields).
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from kubesched.scheduler import Explanation
+from kubesched.simulate._sections import ReportSection
 
 __all__ = ["NodeAllocation", "PodOutcome", "PodResult", "SimulationResult"]
 
@@ -78,6 +85,8 @@ class SimulationResult:
     left_out: list[tuple[str, str]] = field(default_factory=list)
     explanations: dict[str, Explanation] = field(default_factory=dict)
     """Pod key → the explanation of its last attempt (only pods asked for)."""
+    sections: list[ReportSection] = field(default_factory=list)
+    """What hook modules reported beside the pods (`kubesched_report_sections`), by key."""
 
     def count(self, status: PodOutcome) -> int:
         return sum(1 for p in self.pods if p.status == status)
@@ -103,6 +112,13 @@ class SimulationResult:
                 return p
         raise KeyError(f"{namespace}/{name}")
 
+    def section(self, key: str) -> ReportSection:
+        """The report section with this key (KeyError when no hook module gave one)."""
+        for section in self.sections:
+            if section.key == key:
+                return section
+        raise KeyError(key)
+
     def to_json_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "pods": [p.to_json_dict() for p in self.pods],
@@ -112,4 +128,6 @@ class SimulationResult:
         }
         if self.explanations:
             data["explanations"] = {k: e.to_json_dict() for k, e in self.explanations.items()}
+        if self.sections:
+            data["sections"] = {s.key: s.payload for s in self.sections}
         return data

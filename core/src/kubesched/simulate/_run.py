@@ -28,6 +28,7 @@ from kubesched.runtime import PluginRegistry, hookimpl, make_plugin_manager
 from kubesched.scheduler import Scheduler
 from kubesched.simulate._manifests import load_manifests
 from kubesched.simulate._results import NodeAllocation, PodOutcome, PodResult, SimulationResult
+from kubesched.simulate._sections import ReportSection, collect_sections
 
 __all__ = ["Progress", "Simulation", "simulate"]
 
@@ -116,7 +117,10 @@ class Simulation:
         runner = loop.create_task(sched.run())
         try:
             await self._finished
-            return self._result(sched)  # before cancelling: waiting pods are still waiting
+            # before cancelling: waiting pods are still waiting
+            result = self._result(sched)
+            result.sections = self._report_sections(result)
+            return result
         finally:
             self.loop.set_idle_callback(None)
             sched.stop()
@@ -185,6 +189,11 @@ class Simulation:
                 k: sched.explanations[k] for k in self.explain if k in sched.explanations
             },
         )
+
+    def _report_sections(self, result: SimulationResult) -> list[ReportSection]:
+        """What the hook modules add to the report, read from the cluster as it ends."""
+        contributed = self.pm.hook.kubesched_report_sections(cluster=self.cluster, result=result)
+        return collect_sections(contributed)
 
     def _pod_result(self, sched: Scheduler, pod: Pod) -> PodResult:
         meta = pod.metadata
