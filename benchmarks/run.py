@@ -1,10 +1,13 @@
 """Run a scheduler_perf-style workload against kubesched and report its throughput.
 
     python benchmarks/run.py [--workload NAME] [--nodes N] [--init-pods N] [--pods N]
-                             [--seed S] [--json] [--record [--note TEXT]] [--list]
+                             [--gang-size N] [--seed S] [--json] [--record [--note TEXT]]
+                             [--list]
 
 Sizes default to the workload's first upstream size (SchedulingBasic: 500/500/1000).
-`--record` appends a dated row to benchmarks/RESULTS.md.
+`--record` appends a dated row to benchmarks/RESULTS.md. Exit status: 0 done, 1 the run
+ended with pods, gangs or claims unbound, 2 bad arguments or a plugin package the
+workload needs is not installed.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ if str(HERE) not in sys.path:
 from kubesched_bench import (  # noqa: E402  (needs the sys.path entry above)
     WORKLOADS,
     BenchmarkError,
+    MissingPackageError,
     Size,
     get_workload,
     record,
@@ -41,6 +45,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--nodes", type=int, help="number of nodes")
     p.add_argument("--init-pods", type=int, help="pods scheduled before measuring")
     p.add_argument("--pods", type=int, help="measured pods")
+    p.add_argument("--gang-size", type=int, help="pods per gang (gang workloads only)")
     p.add_argument("--seed", type=int, default=0, help="seed for uids and tie-breaking")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--record", action="store_true", help="append a row to RESULTS.md")
@@ -54,6 +59,17 @@ def _list() -> None:
     for spec in WORKLOADS.values():
         sizes = ", ".join(s.label() for s in spec.sizes)
         print(f"{spec.name}  ({spec.upstream})\n    {spec.description}\n    sizes: {sizes}")
+
+
+def _size_problem(workload: str, gangs: bool, size: Size) -> str | None:
+    """What is wrong with `size` for the workload, or None."""
+    if min(size.nodes, size.init_pods, size.pods) < 0 or size.pods == 0:
+        return "counts must be >= 0 and --pods > 0"
+    if not gangs and size.gang_size:
+        return f"--gang-size applies to gang workloads only, not {workload}"
+    if gangs and (size.gang_size <= 0 or size.pods % size.gang_size):
+        return f"--gang-size must be > 0 and divide --pods ({size.pods})"
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -71,12 +87,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         nodes=default.nodes if args.nodes is None else args.nodes,
         init_pods=default.init_pods if args.init_pods is None else args.init_pods,
         pods=default.pods if args.pods is None else args.pods,
+        gang_size=default.gang_size if args.gang_size is None else args.gang_size,
     )
-    if min(size.nodes, size.init_pods, size.pods) < 0 or size.pods == 0:
-        print("error: counts must be >= 0 and --pods > 0", file=sys.stderr)
+    problem = _size_problem(spec.name, spec.has_gangs, size)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
         return 2
     try:
-        result = run_workload(spec.build(size, args.seed), seed=args.seed)
+        workload = spec.build(size, args.seed)
+    except MissingPackageError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    try:
+        result = run_workload(workload, seed=args.seed)
     except BenchmarkError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

@@ -12,7 +12,7 @@ from typing import Final
 from rich.console import Console
 from rich.table import Table
 
-from kubesched_bench.runner import BenchmarkResult
+from kubesched_bench.result import BenchmarkResult
 
 __all__ = [
     "COLUMNS",
@@ -55,9 +55,10 @@ Rows are appended by
 
     python benchmarks/run.py --workload NAME --nodes N --init-pods N --pods N --record
 
-one row per run, dated, with the default profile (no config file) over the plugins
-installed at the time: the profile grows as default plugins land, so compare rows of the
-same period. Nothing here is edited by hand.
+one row per run, dated, with the default profile (no config file; GangScheduling adds
+Coscheduling, and its notes say so) over the plugins installed at the time: the profile
+grows as default plugins land, so compare rows of the same period. Nothing here is edited
+by hand.
 
 Columns:
 
@@ -71,7 +72,14 @@ Columns:
 - **python**, **machine**: interpreter version and the machine's size.
 - **notes**: the 1-minute load average when the run started ("loaded" from 1.5: other work
   was competing for the cores, so the numbers are low), preemption victims, and any
-  `--note` given.
+  `--note` given. Workloads that run another profile or check more than pods add (since
+  2026-11-22): the profile when it is not the default one (`profile default +
+  Coscheduling`); for gang workloads the gangs and their **time to quorum** (`100 gangs
+  of 10; time to quorum p50 / p99 / max P50 / P99 / MAX ms`): per gang, the wall-clock ms
+  from creating its first member to the bind of its minMember-th member (minMember is
+  the gang size, so: to its last member bound), waiting behind the gangs created before
+  it included, percentiles nearest-rank over the gangs; for volume workloads the claims
+  checked bound at the end (`1500 of 1500 claims bound`).
 
 """
     + "| "
@@ -109,6 +117,8 @@ def render_table(result: BenchmarkResult, console: Console | None = None) -> Non
         ("  of which creating pods", f"{result.create_seconds:.2f}", "s"),
         ("init phase wall time", f"{result.init_seconds:.2f}", "s"),
         ("measured pods bound", f"{result.bound} / {result.pods}", "pods"),
+        *_gang_rows(result),
+        *_claim_rows(result),
         ("preemption victims", str(result.victims), "pods"),
         (
             "load average at start",
@@ -126,6 +136,8 @@ def render_table(result: BenchmarkResult, console: Console | None = None) -> Non
     for row in rows:
         table.add_row(*row)
     console.print(table)
+    if result.profile != "default":
+        console.print(f"profile: {result.profile}", style="dim")
     if result.left_out:
         console.print(
             "default plugins not installed (left out of the profile): "
@@ -134,17 +146,47 @@ def render_table(result: BenchmarkResult, console: Console | None = None) -> Non
         )
 
 
+def _gang_rows(result: BenchmarkResult) -> list[tuple[str, str, str]]:
+    q = result.time_to_quorum
+    if q is None:
+        return []
+    return [
+        ("gangs bound whole", str(q.gangs), f"gangs of {result.gang_size} pods"),
+        ("time to quorum p50", f"{q.p50_ms:.0f}", "ms"),
+        ("time to quorum p90", f"{q.p90_ms:.0f}", "ms"),
+        ("time to quorum p99", f"{q.p99_ms:.0f}", "ms"),
+        ("time to quorum max", f"{q.max_ms:.0f}", "ms"),
+    ]
+
+
+def _claim_rows(result: BenchmarkResult) -> list[tuple[str, str, str]]:
+    if not result.claims:
+        return []
+    return [("claims bound", f"{result.claims_bound} / {result.claims}", "claims")]
+
+
 def to_json(result: BenchmarkResult) -> str:
     return json.dumps(result.as_dict(), indent=2)
 
 
 def row_notes(result: BenchmarkResult, note: str | None = None) -> str:
-    """The notes cell: load average (and whether the machine counts as loaded), preemption
-    victims, then `note`."""
+    """The notes cell: load average (and whether the machine counts as loaded), the
+    profile when not the default one, gangs and their time to quorum, claims bound,
+    preemption victims, then `note`."""
     parts: list[str] = []
     if result.load_average is not None:
         load = f"load {result.load_average:.2f}"
         parts.append(f"{load} (loaded)" if result.load_average >= LOADED else load)
+    if result.profile != "default":
+        parts.append(f"profile {result.profile}")
+    q = result.time_to_quorum
+    if q is not None:
+        parts.append(f"{q.gangs} gangs of {result.gang_size}")
+        parts.append(
+            f"time to quorum p50 / p99 / max {q.p50_ms:.0f} / {q.p99_ms:.0f} / {q.max_ms:.0f} ms"
+        )
+    if result.claims:
+        parts.append(f"{result.claims_bound} of {result.claims} claims bound")
     if result.victims:
         parts.append(f"{result.victims} preemption victims")
     if note:

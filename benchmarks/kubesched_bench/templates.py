@@ -184,7 +184,19 @@ def high_priority_pod(name: str, namespace: str) -> Pod:
     return _pause_pod(name, namespace, cpu="3000m", spec={"priority": 10})
 
 
-def clone_pod(template: Pod, name: str) -> Pod:
-    """A deep copy of `template` under another name."""
-    meta = template.metadata.model_copy(update={"name": name}, deep=True)
-    return template.model_copy(update={"metadata": meta}, deep=True)
+def clone_pod(
+    template: Pod,
+    name: str,
+    labels: Mapping[str, str] | None = None,
+    spec: Mapping[str, Any] | None = None,
+) -> Pod:
+    """A deep copy of `template` under another name, with `labels` added and the
+    `spec` fields given replaced (already-validated values, e.g. `{"volumes": [...]}`)."""
+    update: dict[str, Any] = {"name": name}
+    if labels:
+        update["labels"] = {**template.metadata.labels, **labels}
+    meta = template.metadata.model_copy(update=update, deep=True)
+    fields: dict[str, Any] = {"metadata": meta}
+    if spec:
+        fields["spec"] = template.spec.model_copy(update=dict(spec), deep=True)
+    return template.model_copy(update=fields, deep=True)

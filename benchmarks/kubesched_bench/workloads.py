@@ -6,18 +6,30 @@ createPods op has `collectMetrics: true` and is the measured phase. Here a workl
 objects those ops would create, split into the three phases the runner needs: nodes, pods
 scheduled before measuring (`init_pods`) and measured pods (`pods`).
 
-The node and pod templates are in `kubesched_bench.templates`. To add a workload (gangs,
-volumes ...), write a `WorkloadFactory` below and add a `WorkloadSpec` for it to `WORKLOADS`.
+The node and pod templates are in `kubesched_bench.templates`, the workload types in
+`kubesched_bench.spec`; GangScheduling is in `kubesched_bench.gangs` and VolumeBinding in
+`kubesched_bench.volumes`. To add a workload, write a `WorkloadFactory` and add a
+`WorkloadSpec` for it to `WORKLOADS` (with `requires` when it needs a plugin package).
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Final
 
-from kubesched.api import K8sModel, Node, Pod
+from kubesched.api import Node, Pod
+from kubesched_bench.gangs import COSCHEDULING, gang_scheduling
+from kubesched_bench.spec import (
+    Gang,
+    Requirement,
+    Size,
+    Workload,
+    WorkloadFactory,
+    WorkloadSpec,
+    index_width,
+    node_names,
+)
 from kubesched_bench.templates import (
     INIT_NAMESPACE,
     MEASURED_NAMESPACE,
@@ -31,89 +43,33 @@ from kubesched_bench.templates import (
     pod_with_topology_spreading,
     zoned_nodes,
 )
+from kubesched_bench.volumes import VOLUMEBINDING, volume_binding
 
 __all__ = [
     "INIT_NAMESPACE",
     "MEASURED_NAMESPACE",
     "WORKLOADS",
+    "Gang",
+    "Requirement",
     "Size",
     "Workload",
     "WorkloadFactory",
     "WorkloadSpec",
     "default_node",
     "default_pod",
+    "gang_scheduling",
     "get_workload",
     "preemption_basic",
     "scheduling_basic",
     "scheduling_pod_affinity",
     "scheduling_pod_anti_affinity",
     "topology_spreading",
+    "volume_binding",
 ]
-
-
-@dataclass(frozen=True)
-class Size:
-    """Node and pod counts of one workload instance (upstream's params)."""
-
-    nodes: int
-    init_pods: int
-    pods: int
-
-    def label(self) -> str:
-        """Upstream's sub-test name, e.g. `500Nodes/500InitPods/1000Pods`."""
-        return f"{self.nodes}Nodes/{self.init_pods}InitPods/{self.pods}Pods"
-
-
-@dataclass
-class Workload:
-    """The objects of one workload instance, in creation order per phase.
-
-    `setup` holds objects created before the nodes (namespaces, priority classes ...);
-    `init_pods` are created and scheduled before measuring starts; `pods` are measured.
-    """
-
-    name: str
-    size: Size
-    nodes: list[Node]
-    init_pods: list[Pod]
-    pods: list[Pod]
-    setup: list[K8sModel] = field(default_factory=list)
-
-
-WorkloadFactory = Callable[[Size, random.Random], Workload]
-"""factory(size, rng) -> Workload; `rng` is the only source of randomness a factory may use."""
-
-
-@dataclass(frozen=True)
-class WorkloadSpec:
-    """A named workload: its factory and the sizes upstream runs it at."""
-
-    name: str
-    upstream: str
-    description: str
-    factory: WorkloadFactory
-    sizes: tuple[Size, ...]
-
-    @property
-    def default_size(self) -> Size:
-        return self.sizes[0]
-
-    def build(self, size: Size | None = None, seed: int = 0) -> Workload:
-        return self.factory(size or self.default_size, random.Random(seed))
 
 
 PodTemplate = Callable[[str, str], Pod]
 """template(name, namespace) -> Pod, one of `kubesched_bench.templates`."""
-
-
-def _width(size: Size) -> int:
-    """Digits of the zero-padded indices in names, so names sort in creation order."""
-    return max(len(str(max(size.nodes, size.init_pods, size.pods, 1))), 5)
-
-
-def _node_names(size: Size) -> list[str]:
-    width = _width(size)
-    return [f"scheduler-perf-{i:0{width}d}" for i in range(size.nodes)]
 
 
 def _build(
@@ -125,7 +81,7 @@ def _build(
 ) -> Workload:
     """The workload with `size.init_pods` copies of `init_template` (in INIT_NAMESPACE) and
     `size.pods` copies of `pod_template` (in MEASURED_NAMESPACE)."""
-    width = _width(size)
+    width = index_width(size)
     init = init_template("pod-init", INIT_NAMESPACE)
     measured = pod_template("pod", MEASURED_NAMESPACE)
     init_pods = [clone_pod(init, f"pod-init-{i:0{width}d}") for i in range(size.init_pods)]
@@ -143,7 +99,7 @@ def scheduling_basic(size: Size, rng: random.Random) -> Workload:
     upstream: test/integration/scheduler_perf/misc/performance-config.yaml (SchedulingBasic)
     """
     del rng
-    nodes = [default_node(n) for n in _node_names(size)]
+    nodes = [default_node(n) for n in node_names(size)]
     return _build("SchedulingBasic", size, nodes, default_pod, default_pod)
 
 
@@ -155,7 +111,7 @@ def scheduling_pod_anti_affinity(size: Size, rng: random.Random) -> Workload:
     (SchedulingPodAntiAffinity), templates/pod-with-pod-anti-affinity.yaml
     """
     del rng
-    nodes = [default_node(n) for n in _node_names(size)]
+    nodes = [default_node(n) for n in node_names(size)]
     return _build(
         "SchedulingPodAntiAffinity",
         size,
@@ -173,7 +129,7 @@ def scheduling_pod_affinity(size: Size, rng: random.Random) -> Workload:
     (SchedulingPodAffinity), templates/pod-with-pod-affinity.yaml
     """
     del rng
-    nodes = zoned_nodes(_node_names(size), ["zone1"])
+    nodes = zoned_nodes(node_names(size), ["zone1"])
     return _build(
         "SchedulingPodAffinity", size, nodes, pod_with_pod_affinity, pod_with_pod_affinity
     )
@@ -187,7 +143,7 @@ def topology_spreading(size: Size, rng: random.Random) -> Workload:
     (TopologySpreading), templates/pod-with-topology-spreading.yaml
     """
     del rng
-    nodes = zoned_nodes(_node_names(size), ["moon-1", "moon-2", "moon-3"])
+    nodes = zoned_nodes(node_names(size), ["moon-1", "moon-2", "moon-3"])
     return _build("TopologySpreading", size, nodes, default_pod, pod_with_topology_spreading)
 
 
@@ -199,7 +155,7 @@ def preemption_basic(size: Size, rng: random.Random) -> Workload:
     templates/pod-low-priority.yaml, templates/pod-high-priority.yaml
     """
     del rng
-    nodes = [default_node(n) for n in _node_names(size)]
+    nodes = [default_node(n) for n in node_names(size)]
     return _build("PreemptionBasic", size, nodes, low_priority_pod, high_priority_pod)
 
 
@@ -256,6 +212,33 @@ WORKLOADS: Final[dict[str, WorkloadSpec]] = {
             ),
             factory=preemption_basic,
             sizes=(Size(500, 2000, 500), Size(1000, 4000, 1000)),
+        ),
+        WorkloadSpec(
+            name="GangScheduling",
+            upstream="scheduler-plugins coscheduling (no upstream scheduler_perf case)",
+            description=(
+                "default nodes; measured pods are default pods in gangs of --gang-size, "
+                "each gang a PodGroup with minMember = gang size; default profile plus "
+                "Coscheduling (examples/training/scheduler-config.yaml)"
+            ),
+            factory=gang_scheduling,
+            sizes=(Size(500, 0, 1000, gang_size=10), Size(500, 0, 10000, gang_size=1000)),
+            requires=(COSCHEDULING,),
+        ),
+        WorkloadSpec(
+            name="VolumeBinding",
+            upstream=(
+                "volumes/performance-config.yaml: SchedulingCSIPVs, SchedulingInTreePVs; "
+                "benchmark_test.go: SchedulingWaitForFirstConsumerPVs"
+            ),
+            description=(
+                "default nodes in zones zone-a/b/c; init and measured pods are default "
+                "pods with one 1Gi claim each, in turn: pre-bound CSI PV, local PV "
+                "(WaitForFirstConsumer, node affinity), provisioned (WaitForFirstConsumer)"
+            ),
+            factory=volume_binding,
+            sizes=(Size(500, 500, 1000), Size(5000, 5000, 1000)),
+            requires=(VOLUMEBINDING,),
         ),
     )
 }

@@ -1,0 +1,110 @@
+"""What one run measured: `BenchmarkResult`, and its `--json` form (`as_dict`)."""
+
+from __future__ import annotations
+
+import platform
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubesched_bench.stats import LatencySummary, QuorumSummary, ThroughputSummary
+
+__all__ = ["BenchmarkResult"]
+
+
+@dataclass
+class BenchmarkResult:
+    """Everything one run measured; `as_dict()` is the `--json` output."""
+
+    workload: str
+    nodes: int
+    init_pods: int
+    pods: int
+    seed: int
+    bound: int
+    wall_seconds: float
+    create_seconds: float
+    init_seconds: float
+    throughput: ThroughputSummary
+    latency: LatencySummary
+    attempts: dict[str, int]
+    plugins: dict[str, list[str]]
+    left_out: list[str]
+    placement: str
+    """sha256 of every pod's `namespace/name=node`, sorted: equal seeds give equal digests."""
+    victims: int = 0
+    """Pods deleted by preemption during the measured phase."""
+    load_average: float | None = None
+    """The machine's 1-minute load average when the run started (None where unknown)."""
+    python: str = field(default_factory=platform.python_version)
+    profile: str = "default"
+    """The scheduler profile, in a few words (`default`, `default + Coscheduling`)."""
+    gang_size: int = 0
+    """Pods per gang (gang workloads only)."""
+    time_to_quorum: QuorumSummary | None = None
+    """Gang workloads: every gang's time to quorum (all gangs bound whole, or the run
+    failed)."""
+    claims: int = 0
+    """Claims the workload checks (volume workloads only)."""
+    claims_bound: int = 0
+    """Of those, claims bound at the end (all of them, or the run failed)."""
+    placements: dict[str, str] = field(default_factory=dict, repr=False)
+    """Every pod left at the end (`namespace/name`) and its node ("" if unbound); not in
+    the JSON, where `placement` stands for it."""
+
+    def as_dict(self) -> dict[str, Any]:
+        t, lat, q = self.throughput, self.latency, self.time_to_quorum
+        return {
+            "workload": self.workload,
+            "nodes": self.nodes,
+            "init_pods": self.init_pods,
+            "pods": self.pods,
+            "seed": self.seed,
+            "bound": self.bound,
+            "wall_seconds": self.wall_seconds,
+            "create_seconds": self.create_seconds,
+            "init_seconds": self.init_seconds,
+            "throughput": {
+                "unit": "pods/s",
+                "average": t.average,
+                "perc50": t.perc50,
+                "perc90": t.perc90,
+                "perc99": t.perc99,
+                "samples": t.samples,
+            },
+            "attempt_latency": {
+                "unit": "ms",
+                "count": lat.count,
+                "average": lat.average_ms,
+                "p50": lat.p50_ms,
+                "p90": lat.p90_ms,
+                "p99": lat.p99_ms,
+                "max": lat.max_ms,
+            },
+            "time_to_quorum": None
+            if q is None
+            else {
+                "unit": "ms",
+                "definition": (
+                    "wall clock from creating the gang's first member to binding its "
+                    "minMember-th member"
+                ),
+                "gangs": q.gangs,
+                "gang_size": self.gang_size,
+                "p50": q.p50_ms,
+                "p90": q.p90_ms,
+                "p99": q.p99_ms,
+                "max": q.max_ms,
+                "per_gang": dict(q.per_gang_ms),
+            },
+            "claims": None
+            if not self.claims
+            else {"total": self.claims, "bound": self.claims_bound},
+            "attempts": dict(self.attempts),
+            "profile": self.profile,
+            "plugins": {k: list(v) for k, v in self.plugins.items()},
+            "left_out": list(self.left_out),
+            "victims": self.victims,
+            "placement": self.placement,
+            "load_average": self.load_average,
+            "python": self.python,
+        }
