@@ -6,13 +6,15 @@ import kubesched.framework
 
 FRAMEWORK_API = {
     "API_VERSION", "EXTENSION_POINTS", "MAX_NODE_SCORE", "MAX_TOTAL_SCORE", "MIN_NODE_SCORE",
-    "ActionType", "BindPlugin", "ClusterEvent", "ClusterEventWithHint", "Code", "CycleState",
-    "EnqueueExtensions", "EventRecorder", "EventResource", "FilterPlugin", "Handle",
+    "ActionType", "BatchScorePlugin", "BindPlugin", "ClusterEvent", "ClusterEventWithHint",
+    "Code", "CycleState", "EnqueueExtensions", "EventRecorder", "EventResource",
+    "FilterExplainer", "FilterPlugin", "Handle",
     "HostPortInfo", "ImageStateSummary", "NoArgs", "NodeColumns", "NodeInfo", "NodeScore",
     "NodeToStatus", "NominatingInfo", "NominatingMode", "PermitPlugin", "Plugin",
     "PluginFactory", "PodInfo", "PostBindPlugin", "PostFilterPlugin", "PostFilterResult",
     "PreBindPlugin", "PreEnqueuePlugin", "PreFilterExtensions", "PreFilterPlugin",
-    "PreFilterResult", "PreScorePlugin", "QueueSortPlugin", "QueuedPodInfo", "QueueingHint",
+    "PreFilterResult", "PreScorePlugin", "PreemptionVictimGuard", "QueueSortPlugin",
+    "QueuedPodInfo", "QueueingHint",
     "QueueingHintFn", "ReservePlugin", "Resource", "ScorePlugin", "Snapshot", "StateData",
     "StateNotFoundError", "Status", "WaitingPod", "extension_points_of", "is_success",
     "next_generation",

@@ -50,7 +50,7 @@ class _Events(EnqueueExtensions):
 
 class LabelFilter(FilterPlugin, ScorePlugin, ReservePlugin, _Events):
     """Keeps every contract: filters on the node label `tier` the pod names, prefers nodes
-    with more free pods, reserves by pod uid."""
+    with more free pods (also in one batch call), reserves by pod uid."""
 
     name: ClassVar[str] = "LabelFilter"
 
@@ -68,6 +68,14 @@ class LabelFilter(FilterPlugin, ScorePlugin, ReservePlugin, _Events):
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
         free = node_info.allocatable.allowed_pod_number - len(node_info.pods)
         return max(0, min(100, free)), None
+
+    def score_nodes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status | None]:
+        free = np.fromiter(
+            (n.allocatable.allowed_pod_number - len(n.pods) for n in nodes), np.int64, len(nodes)
+        )
+        return np.clip(free, 0, 100).tolist(), None
 
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         self.reserved[pod.metadata.uid] = node_name
@@ -264,6 +272,21 @@ class WrongVectorized(FilterPlugin, _Events):
         self, state: CycleState, pod: Pod, columns: NodeColumns
     ) -> npt.NDArray[np.bool_]:
         return np.ones(len(columns.names), dtype=bool)
+
+
+class WrongBatchScore(ScorePlugin):
+    """Its batch Score forgets the pods already on each node; its Score counts them."""
+
+    name: ClassVar[str] = "WrongBatchScore"
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        free = node_info.allocatable.allowed_pod_number - len(node_info.pods)
+        return max(0, min(100, free)), None
+
+    def score_nodes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status | None]:
+        return [max(0, min(100, n.allocatable.allowed_pod_number)) for n in nodes], None
 
 
 class NoReasonGate(PreEnqueuePlugin, _Events):

@@ -35,13 +35,15 @@ def node(name: str, cpu: str = "2", pods: int = 110, **labels: str) -> Node:
 
 
 TESTING_API = {
-    "ArgsContract", "BindContract", "ClusterScenario", "ContractBase", "EndToEndContract",
+    "ArgsContract", "BatchScoreContract", "BindContract", "ClusterScenario", "ContractBase",
+    "EndToEndContract",
     "EndToEndReport", "EnqueueExtensionsContract", "FilterContract", "FilterPhase",
     "NodeBuilder", "PermitContract", "PluginConformance", "PluginContract", "PluginHarness",
     "PodBuilder", "PostBindContract", "PostFilterContract", "PreBindContract",
     "PreEnqueueContract", "PreFilterContract", "PreFilterExtensionsContract",
     "PreScoreContract", "QueueSortContract", "ReserveContract", "Scenario", "ScoreContract",
-    "ScorePhase", "VectorizedContract", "make_node", "make_pod", "run_end_to_end",
+    "ScorePhase", "VectorizedContract", "batch_score_mismatch", "make_node", "make_pod",
+    "run_end_to_end",
 }  # fmt: skip
 
 

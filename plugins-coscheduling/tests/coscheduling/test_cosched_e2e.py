@@ -391,6 +391,29 @@ def test_misconfigured_profile_is_reported() -> None:
         run([node("n1")], config=config)
 
 
+def test_postfilter_enabled_explicitly_before_preemption_is_reported() -> None:
+    """Plugins enabled at a point are placed before the multiPoint ones (upstream
+    expandMultiPointPlugins), so naming Coscheduling under postFilter puts it before
+    DefaultPreemption: an error, not a silently different gang failure path."""
+    import copy
+
+    from cosched_helpers import REFERENCE_CONFIG
+
+    from kubesched import ConfigError
+    from kubesched.config import PluginCatalog, parse_config, resolve
+    from kubesched.runtime import PluginRegistry
+    from kubesched.simulate import Simulation
+
+    config = copy.deepcopy(REFERENCE_CONFIG)
+    config["profiles"][0]["plugins"]["postFilter"] = {"enabled": [{"name": "Coscheduling"}]}
+    registry = PluginRegistry.discover()
+    catalog = PluginCatalog(registry.plugins, registry.broken, registry.providers())
+    resolved = resolve(parse_config(config), catalog)
+    assert resolved.profiles[0].points["PostFilter"] == ["Coscheduling", "DefaultPreemption"]
+    with pytest.raises(ConfigError, match="but DefaultPreemption runs after it"):
+        Simulation([node("n1")], resolved, registry).run()
+
+
 @pytest.mark.parametrize(("limit", "wasted_attempts"), [(1, 0), (0, 1)])
 def test_interleaved_gangs_take_turns(limit: int, wasted_attempts: int) -> None:
     """Two gangs whose members alternate in the queue (same creation time, names p0-a,

@@ -254,7 +254,7 @@ def test_group_backoff_doubles_up_to_its_cap(failures: int, want: float) -> None
         group = env.plugin._groups.get("ns1/pg")
         for _ in range(failures):
             group.holding = True
-            env.plugin._fail_group("ns1/pg", "rejected", "test")
+            env.plugin._outcomes.fail_group("ns1/pg", "rejected", "test")
         assert group.backoff_until == pytest.approx(want)
     finally:
         env.close()
@@ -271,4 +271,22 @@ def test_permit_without_reserve_is_an_error() -> None:
         "profile 'default-scheduler': initializing plugin \"Coscheduling\": ValueError: "
         "Coscheduling is enabled at permit but not at reserve: its Unreserve releases a "
         "failed group's waiting members; enable it at reserve too (multiPoint does)"
+    )
+
+
+def test_postfilter_before_another_plugin_is_an_error() -> None:
+    points = {
+        "QueueSort": ["Coscheduling"],
+        "PostFilter": ["Coscheduling", "DefaultPreemption"],
+        "Reserve": ["Coscheduling"],
+        "Permit": ["Coscheduling"],
+        "Bind": ["DefaultBinder"],
+    }
+    with pytest.raises(ConfigError) as err:
+        Env([node()], points=points)
+    assert str(err.value) == (
+        "profile 'default-scheduler': initializing plugin \"Coscheduling\": ValueError: "
+        "Coscheduling must be the last postFilter plugin, but DefaultPreemption runs after "
+        "it: it rejects a failed member's waiting siblings, which only makes sense once "
+        "preemption has had its turn; disable and re-enable the others before it"
     )

@@ -241,7 +241,9 @@ def test_pre_enqueue_holds_a_backing_off_group() -> None:
     try:
         group = env.plugin._groups.get("ns/pg")
         group.holding = True
-        env.plugin._fail_group("ns/pg", "rejected", "the quorum was not reached within 10s")
+        env.plugin._outcomes.fail_group(
+            "ns/pg", "rejected", "the quorum was not reached within 10s"
+        )
         status = env.plugin.pre_enqueue(pods[0])
         assert status is not None
         assert status.message() == (

@@ -146,12 +146,12 @@ def test_less_after_schedule_failure() -> None:
         p1, p2 = qpi("default", "p1", 0, "pg1"), qpi("default", "p2", 0, "pg2")
         assert env.plugin.less(p1, p2)
 
-        env.plugin._fail_group("default/pg1", "rejected", "a test failure")
+        env.plugin._outcomes.fail_group("default/pg1", "rejected", "a test failure")
         assert not env.plugin.less(p1, p2) and env.plugin.less(p2, p1)
 
         state = env.plugin._groups.get("default/pg1")
         pg = env.cluster.get("PodGroup", "pg1", "default")
-        env.call(lambda: env.plugin._reach_quorum("default/pg1", state, pg))
+        env.call(lambda: env.plugin._outcomes.reach_quorum("default/pg1", state, pg))
         assert env.plugin.less(p1, p2)
     finally:
         env.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from kubesched.scheduler import Explanation
@@ -11,8 +12,9 @@ __all__ = ["render_explanation"]
 
 
 def render_explanation(exp: Explanation, console: Console) -> None:
-    """A Filter table (each plugin's verdict per node, with the reasons) and a Score table
-    (raw → normalized x weight per plugin, and the total) for one pod's last attempt."""
+    """A Filter table (each plugin's verdict per node, with the reasons, and under a
+    verdict the plugin's detail lines, `· ...`) and a Score table (raw → normalized x
+    weight per plugin, and the total) for one pod's last attempt."""
     console.print(
         f"[bold]Explanation for {exp.pod}[/] (attempt {exp.attempt}, "
         f"t={exp.time:g}s): {exp.outcome}"
@@ -26,13 +28,17 @@ def render_explanation(exp: Explanation, console: Console) -> None:
     filters.add_column("Rejected by (plugin: code: reason)", overflow="fold")
     for ne in exp.nodes:
         failed = [
-            f"{name}: {verdict}"
+            (name, verdict)
             for name, verdict in ne.filters.items()
             if verdict not in ("ok", "skipped")
         ]
+        lines: list[str] = []
+        for name, verdict in failed:
+            lines.append(escape(f"{name}: {verdict}"))
+            lines.extend(f"[dim]  · {escape(d)}[/]" for d in ne.details.get(name, ()))
         ran = [v for v in ne.filters.values() if v != "skipped"]
         mark = "[green]✓[/]" if not failed else "[red]✗[/]"
-        filters.add_row(ne.node, f"{mark} {len(ran) - len(failed)}/{len(ran)}", "\n".join(failed))
+        filters.add_row(ne.node, f"{mark} {len(ran) - len(failed)}/{len(ran)}", "\n".join(lines))
     console.print(filters)
     skipped = sorted({n for ne in exp.nodes for n, v in ne.filters.items() if v == "skipped"})
     if skipped:

@@ -19,9 +19,11 @@ from kubesched.framework._interface import (
     MAX_NODE_SCORE,
     MAX_TOTAL_SCORE,
     MIN_NODE_SCORE,
+    BatchScorePlugin,
     BindPlugin,
     EnqueueExtensions,
     EventRecorder,
+    FilterExplainer,
     FilterPlugin,
     Handle,
     NoArgs,
@@ -31,6 +33,7 @@ from kubesched.framework._interface import (
     PostBindPlugin,
     PostFilterPlugin,
     PreBindPlugin,
+    PreemptionVictimGuard,
     PreEnqueuePlugin,
     PreFilterExtensions,
     PreFilterPlugin,
@@ -60,7 +63,7 @@ from kubesched.framework._results import (
 from kubesched.framework._snapshot import NodeColumns, Snapshot
 from kubesched.framework._status import Code, Status, is_success
 
-API_VERSION = (0, 1)
+API_VERSION = (0, 2)
 """The plugin API's (major, minor): minor grows with additions, major with breaking changes."""
 
 __all__ = [
@@ -70,6 +73,7 @@ __all__ = [
     "MAX_TOTAL_SCORE",
     "MIN_NODE_SCORE",
     "ActionType",
+    "BatchScorePlugin",
     "BindPlugin",
     "ClusterEvent",
     "ClusterEventWithHint",
@@ -78,6 +82,7 @@ __all__ = [
     "EnqueueExtensions",
     "EventRecorder",
     "EventResource",
+    "FilterExplainer",
     "FilterPlugin",
     "Handle",
     "HostPortInfo",
@@ -102,6 +107,7 @@ __all__ = [
     "PreFilterPlugin",
     "PreFilterResult",
     "PreScorePlugin",
+    "PreemptionVictimGuard",
     "QueueSortPlugin",
     "QueuedPodInfo",
     "QueueingHint",

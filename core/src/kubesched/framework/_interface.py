@@ -10,14 +10,14 @@ A plugin class is its own factory: the framework calls `PluginClass(args, handle
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
 from kubesched.api import Pod
 from kubesched.framework._cycle_state import CycleState
-from kubesched.framework._events import ClusterEventWithHint
+from kubesched.framework._events import ClusterEvent, ClusterEventWithHint
 from kubesched.framework._node_info import NodeInfo
 from kubesched.framework._pod_info import PodInfo, QueuedPodInfo
 from kubesched.framework._results import (
@@ -37,9 +37,11 @@ __all__ = [
     "MAX_NODE_SCORE",
     "MAX_TOTAL_SCORE",
     "MIN_NODE_SCORE",
+    "BatchScorePlugin",
     "BindPlugin",
     "EnqueueExtensions",
     "EventRecorder",
+    "FilterExplainer",
     "FilterPlugin",
     "Handle",
     "NoArgs",
@@ -53,6 +55,7 @@ __all__ = [
     "PreFilterExtensions",
     "PreFilterPlugin",
     "PreScorePlugin",
+    "PreemptionVictimGuard",
     "QueueSortPlugin",
     "ReservePlugin",
     "ScorePlugin",
@@ -154,6 +157,22 @@ class FilterPlugin(Plugin):
         raise NotImplementedError
 
 
+@runtime_checkable
+class FilterExplainer(Protocol):
+    """Optional capability of a Filter plugin: say in detail why it rejected a node.
+
+    Only explanations use it (`kubesched simulate --explain POD`): for an explained pod,
+    on each node where this plugin's `filter` did not succeed, the framework calls
+    `explain_filter` with the same cycle state and shows the lines beside the verdict
+    (the `details` of the node in JSON). The Status reasons stay as they are (they are
+    upstream's, often aggregated across nodes); the lines may name objects, e.g. which
+    claim failed and why. Never called during real scheduling; must not change `state`
+    or anything else; an exception is shown as a line, never fails the explanation.
+    """
+
+    def explain_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> list[str]: ...
+
+
 class PostFilterPlugin(Plugin):
     """Runs when no node fits (e.g. preemption). The first Success wins; its result may
     nominate a node. The pod is not scheduled in this cycle either way."""
@@ -183,6 +202,25 @@ class ScorePlugin(Plugin):
     ) -> Status | None:
         """Rewrite `scores` in place. The base does nothing and is not called."""
         return None
+
+
+@runtime_checkable
+class BatchScorePlugin(Protocol):
+    """Optional capability of a Score plugin: score all the cycle's nodes in one call.
+
+    Not in upstream, where the framework calls Score once per node (in parallel). A Python
+    call per node and plugin is most of a cycle's cost, so a Score plugin may also define
+    `score_nodes`; the framework then calls it once per cycle instead of `score` on each
+    node. It must answer exactly what `score` would, node by node in the order given:
+    the raw scores (before NormalizeScore, which still runs as usual), one int per node,
+    or, when `score` would fail on some node, the status `score` returns on the first
+    such node (the cycle then fails with it, as upstream RunScorePlugins does). The
+    conformance kit checks the two agree. Plugins without it keep the per-node path.
+    """
+
+    def score_nodes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[Sequence[int], Status | None]: ...
 
 
 class ReservePlugin(Plugin):
@@ -252,6 +290,37 @@ def extension_points_of(plugin: type[Any]) -> list[str]:
 
 
 PluginFactory = Callable[[BaseModel, "Handle"], Plugin]
+
+
+@runtime_checkable
+class PreemptionVictimGuard(Protocol):
+    """Keeps pods from being preempted whatever their priority (not an extension point).
+
+    A plugin of the profile implements it when evicting some pods would break what it
+    guarantees, e.g. a gang plugin whose running group must keep `minMember` members
+    (Volcano's gang `preemptableFn` is the model). DefaultPreemption asks every plugin of
+    its profile that implements it, on each node of its dry run, before it removes the
+    potential victims: a protected pod stays on the node, is never a victim, and a node
+    where the preemptor would fit only by evicting protected pods is no candidate; its
+    status then gives the guard's reason. Once it has picked a node, it tells every guard
+    which victims it is evicting there (evictions are asynchronous: the next cycle may
+    still see them). Without a guard in the profile, preemption is upstream's.
+    """
+
+    def protected_victims(
+        self, preemptor: Pod, node_info: NodeInfo, victims: Sequence[PodInfo]
+    ) -> dict[str, str]:
+        """Of `victims` (the node's pods the preemptor could evict, least important
+        first), those that must stay: pod UID -> reason (one short sentence, the same for
+        every pod protected for the same cause). The guard must assume that every victim
+        it leaves unprotected is evicted, together; `node_info` is a copy. Must not fail
+        and must not change anything."""
+        ...
+
+    def victims_chosen(self, preemptor: Pod, node_name: str, victims: Sequence[Pod]) -> None:
+        """These victims are being evicted from `node_name` for `preemptor`: count them
+        as gone from now on, though the cluster may still show them for a while."""
+        ...
 
 
 class WaitingPod(Protocol):
@@ -342,4 +411,23 @@ class Handle(Protocol):
 
     def plugins_at(self, extension_point: str) -> list[str]:
         """The plugin names this profile runs at an extension point ("Permit", ...)."""
+        ...
+
+    def report_cluster_event(self, event: ClusterEvent, old: Any, new: Any) -> None:
+        """A change the plugin saw in state of its own that no informer reports, e.g. an
+        assumption undone in an assume cache by Unreserve (nothing was written to the API,
+        so no watch event follows). The scheduler handles it as an informer event of
+        `event.resource`: pods rejected by plugins that registered for it are offered to
+        their queueing hints (called with `old`, `new`) and may leave the unschedulable
+        pool. May be called from any extension point, including Unreserve; does nothing
+        where no scheduler runs the framework. (Upstream has this for DRA only: the
+        ResourceClaim assume cache's event handlers, pkg/scheduler/eventhandlers.go.)"""
+        ...
+
+    @property
+    def plugins(self) -> Mapping[str, Plugin]:
+        """This profile's plugin instances by name, one per plugin whatever the points it
+        runs at (complete once the profile is built, so read it in a cycle, not in
+        `__init__`); for plugins that consult others through optional protocols such as
+        `PreemptionVictimGuard`."""
         ...

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, cast
 
 from pydantic import BaseModel
@@ -22,6 +22,7 @@ from kubesched.framework import (
     MAX_NODE_SCORE,
     MIN_NODE_SCORE,
     ActionType,
+    BatchScorePlugin,
     BindPlugin,
     ClusterEvent,
     ClusterEventWithHint,
@@ -77,13 +78,57 @@ class ProfileSpec:
     percentage_of_nodes_to_score: int | None = None
 
 
-@dataclass
 class NodePluginScores:
-    """A feasible node's weighted score per plugin and its total."""
+    """A feasible node's weighted score per plugin (`scores`: (plugin, score) in the
+    profile's order) and their sum (`total_score`).
 
-    name: str
-    scores: list[tuple[str, int]] = field(default_factory=list)
-    total_score: int = 0
+    The Score runner gives each node its row of the plugins' weighted scores, and
+    `scores` pairs it with the plugin names when first read: selecting the host needs only
+    the totals."""
+
+    __slots__ = ("_plugins", "_row", "_scores", "name", "total_score")
+
+    def __init__(
+        self,
+        name: str,
+        scores: list[tuple[str, int]] | None = None,
+        total_score: int = 0,
+        *,
+        plugins: Sequence[str] = (),
+        row: Sequence[int] = (),
+    ) -> None:
+        self.name = name
+        self.total_score = total_score
+        self._scores = scores
+        self._plugins = plugins
+        self._row = row
+
+    @property
+    def scores(self) -> list[tuple[str, int]]:
+        if self._scores is None:
+            self._scores = list(zip(self._plugins, self._row, strict=True))
+        return self._scores
+
+    @scores.setter
+    def scores(self, value: list[tuple[str, int]]) -> None:
+        self._scores = value
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, NodePluginScores):
+            return NotImplemented
+        return (self.name, self.scores, self.total_score) == (
+            other.name,
+            other.scores,
+            other.total_score,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass it replaces
+
+    def __repr__(self) -> str:
+        return (
+            f"NodePluginScores(name={self.name!r}, scores={self.scores!r}, "
+            f"total_score={self.total_score!r})"
+        )
 
 
 def _raised(plugin: Plugin, exc: BaseException) -> Status:
@@ -110,6 +155,7 @@ class Framework:
         event_recorder: EventRecorder,
         nominator: PodNominator | None = None,
         activator: Callable[[Sequence[Pod]], None] | None = None,
+        event_reporter: Callable[[ClusterEvent, Any, Any], None] | None = None,
     ) -> None:
         self._profile = profile
         self._cluster = cluster
@@ -118,6 +164,8 @@ class Framework:
         self._event_recorder = event_recorder
         self.nominator = nominator
         self.activator = activator
+        self.event_reporter = event_reporter
+        """Where `report_cluster_event` goes (the scheduler's event handlers)."""
         self.waiting_pods = WaitingPodsMap()
         self.percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score
 
@@ -150,6 +198,10 @@ class Framework:
             p.name
             for p in self.score_plugins
             if type(p).normalize_score is not ScorePlugin.normalize_score
+        }
+        # plugins that score all nodes in one call (kubesched's BatchScorePlugin)
+        self._batch_scorers = {
+            p.name: p.score_nodes for p in self.score_plugins if isinstance(p, BatchScorePlugin)
         }
 
     def _build(self, name: str, plugin_classes: Mapping[str, type[Plugin]]) -> Plugin:
@@ -210,6 +262,10 @@ class Framework:
 
     def plugins_at(self, extension_point: str) -> list[str]:
         return list(self._profile.points.get(extension_point, ()))
+
+    def report_cluster_event(self, event: ClusterEvent, old: Any, new: Any) -> None:
+        if self.event_reporter is not None:
+            self.event_reporter(event, old, new)
 
     # -- events -------------------------------------------------------------------------
     def events_to_register(self) -> dict[str, list[ClusterEventWithHint]]:
@@ -441,21 +497,21 @@ class Framework:
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[list[NodePluginScores], Status]:
         """Score, NormalizeScore, range check [0, 100] and weights, per upstream
-        RunScorePlugins."""
-        active = [p for p in self.score_plugins if p.name not in state.skip_score_plugins]
-        results = [NodePluginScores(n.name) for n in nodes]
-        for p in active:
-            scores: list[NodeScore] = []
-            for info in nodes:
-                try:
-                    value, s = p.score(state, pod, info)
-                except Exception as exc:
-                    value, s = 0, _raised(p, exc)
-                if s is not None and not s.is_success:
-                    msg = f'running Score plugins: plugin "{p.name}" failed with'
-                    return [], _wrap_error(msg, p.name, s)
-                scores.append(NodeScore(info.name, value))
+        RunScorePlugins: plugin by plugin, the first failure ends the cycle.
+
+        A plugin with `score_nodes` (BatchScorePlugin) is called once for all nodes, the
+        others once per node; the weighted scores are then gathered column-wise, so the
+        per-node work left is building each node's NodePluginScores."""
+        plugin_names: list[str] = []
+        columns: list[Sequence[int]] = []
+        for p in self.score_plugins:
+            if p.name in state.skip_score_plugins:
+                continue
+            values, s = self._score_one_plugin(p, state, pod, nodes)
+            if s is not None:
+                return [], s
             if p.name in self._normalizers:
+                scores = [NodeScore(info.name, v) for info, v in zip(nodes, values, strict=True)]
                 try:
                     s = p.normalize_score(state, pod, scores)
                 except Exception as exc:
@@ -463,19 +519,59 @@ class Framework:
                 if s is not None and not s.is_success:
                     msg = f'running Normalize on Score plugins: plugin "{p.name}" failed with'
                     return [], _wrap_error(msg, p.name, s)
+                values = [ns.score for ns in scores]
+            if nodes and (min(values) < MIN_NODE_SCORE or max(values) > MAX_NODE_SCORE):
+                bad = next(v for v in values if not MIN_NODE_SCORE <= v <= MAX_NODE_SCORE)
+                msg = (
+                    f'applying score defaultWeights on Score plugins: plugin "{p.name}" '
+                    f"returns an invalid score {bad}, it should in the range of "
+                    f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
+                )
+                return [], Status(Code.Error, error=RuntimeError(msg), plugin=p.name)
             weight = self.score_weights[p.name]
-            for ns, res in zip(scores, results, strict=True):
-                if not MIN_NODE_SCORE <= ns.score <= MAX_NODE_SCORE:
-                    msg = (
-                        f'applying score defaultWeights on Score plugins: plugin "{p.name}" '
-                        f"returns an invalid score {ns.score}, it should in the range of "
-                        f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
-                    )
-                    return [], Status(Code.Error, error=RuntimeError(msg), plugin=p.name)
-                weighted = ns.score * weight
-                res.scores.append((p.name, weighted))
-                res.total_score += weighted
-        return results, _SUCCESS
+            plugin_names.append(p.name)
+            columns.append(values if weight == 1 else [v * weight for v in values])
+        if not columns:
+            return [NodePluginScores(n.name, []) for n in nodes], _SUCCESS
+        return [
+            NodePluginScores(info.name, None, sum(row), plugins=plugin_names, row=row)
+            for info, row in zip(nodes, zip(*columns, strict=True), strict=True)
+        ], _SUCCESS
+
+    def _score_one_plugin(
+        self, p: ScorePlugin, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[Sequence[int], Status | None]:
+        """One plugin's raw scores of `nodes`, or the Error status that ends the cycle."""
+        msg = f'running Score plugins: plugin "{p.name}" failed with'
+        batch = self._batch_scorers.get(p.name)
+        if batch is not None:
+            try:
+                values, s = batch(state, pod, nodes)
+                if not isinstance(values, list) and (s is None or s.is_success):
+                    # e.g. a numpy array: plain ints, as `score` gives
+                    tolist = getattr(values, "tolist", None)
+                    values = tolist() if callable(tolist) else list(values)
+            except Exception as exc:
+                values, s = [], _raised(p, exc)
+            if s is not None and not s.is_success:
+                return [], _wrap_error(msg, p.name, s)
+            if len(values) != len(nodes):
+                wrong = Status.as_error(
+                    f"score_nodes returned {len(values)} scores for {len(nodes)} nodes"
+                )
+                return [], _wrap_error(msg, p.name, wrong)
+            return values, None
+        scored: list[int] = []
+        score = p.score
+        for info in nodes:
+            try:
+                value, s = score(state, pod, info)
+            except Exception as exc:
+                value, s = 0, _raised(p, exc)
+            if s is not None and not s.is_success:
+                return [], _wrap_error(msg, p.name, s)
+            scored.append(value)
+        return scored, None
 
     # -- Reserve ------------------------------------------------------------------------
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:

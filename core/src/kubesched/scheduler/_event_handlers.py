@@ -153,6 +153,15 @@ class EventHandlers:
             event, pod, None, pre_check=lambda p: p.metadata.uid != uid
         )
 
+    # -- changes plugins report (Handle.report_cluster_event) ----------------------------
+    def on_plugin_event(self, event: ClusterEvent, old: Any, new: Any) -> None:
+        """A change a plugin saw in its own state (an assumption undone in its cache, say)
+        that no watch will deliver: handled as an informer event of that resource, so the
+        rejected pods it may help are offered to their queueing hints. (Upstream wires the
+        DRA ResourceClaim assume cache's handlers the same way, eventhandlers.go.)"""
+        self._sched.cluster_changes += 1
+        self._sched.queue.on_cluster_event(event, old, new)
+
     # -- kinds plugin packages registered -----------------------------------------------
     def on_other(self, ev: WatchEvent) -> None:
         self._sched.cluster_changes += 1

@@ -5,6 +5,10 @@ snapshot, every Filter plugin on every node (not stopping at the first failure, 
 plugin's verdict is visible) and, for the nodes every plugin accepts, every Score plugin's
 raw score, its normalized score and the weighted total. Nothing is reserved; the real
 attempt then runs as usual.
+
+Where a Filter plugin that implements `FilterExplainer` rejects a node, its
+`explain_filter` lines (which object failed and why, beyond upstream's reason) are kept
+as that node's `details` for the plugin.
 """
 
 from __future__ import annotations
@@ -13,7 +17,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubesched.api import Pod
-from kubesched.framework import CycleState, NodeInfo, NodeScore, Snapshot, Status
+from kubesched.framework import (
+    CycleState,
+    FilterExplainer,
+    FilterPlugin,
+    NodeInfo,
+    NodeScore,
+    Snapshot,
+    Status,
+)
 from kubesched.runtime import Framework
 
 __all__ = ["Explanation", "NodeExplanation", "explain_attempt"]
@@ -30,6 +42,9 @@ class NodeExplanation:
     node: str
     filters: dict[str, str] = field(default_factory=dict)
     """Filter plugin → "ok" or "<Code>: <reason>"."""
+    details: dict[str, list[str]] = field(default_factory=dict)
+    """Filter plugin → its `explain_filter` lines, for the plugins that rejected the node
+    and can say more."""
     raw_scores: dict[str, int] = field(default_factory=dict)
     normalized_scores: dict[str, int] = field(default_factory=dict)
     weighted_scores: dict[str, int] = field(default_factory=dict)
@@ -44,6 +59,7 @@ class NodeExplanation:
             "node": self.node,
             "feasible": self.feasible,
             "filters": self.filters,
+            "details": self.details,
             "rawScores": self.raw_scores,
             "normalizedScores": self.normalized_scores,
             "weightedScores": self.weighted_scores,
@@ -100,11 +116,25 @@ def explain_attempt(
                 ne.filters[f.name] = _verdict(f.filter(state, pod, info))
             except Exception as exc:
                 ne.filters[f.name] = f"Error: {type(exc).__name__}: {exc}"
+            if ne.filters[f.name] != "ok":
+                lines = _details(f, state, pod, info)
+                if lines:
+                    ne.details[f.name] = lines
         exp.nodes.append(ne)
     feasible = [info for info, ne in zip(nodes, exp.nodes, strict=True) if ne.feasible]
     if feasible:
         _explain_scores(fwk, state, pod, feasible, exp)
     return exp
+
+
+def _details(plugin: FilterPlugin, state: CycleState, pod: Pod, info: NodeInfo) -> list[str]:
+    """The plugin's own account of a rejection, when it offers one."""
+    if not isinstance(plugin, FilterExplainer):
+        return []
+    try:
+        return [str(line) for line in plugin.explain_filter(state, pod, info)]
+    except Exception as exc:
+        return [f"explain_filter raised {type(exc).__name__}: {exc}"]
 
 
 def _explain_scores(

@@ -137,10 +137,11 @@ class Scheduler:
             initial_backoff=float(cfg.pod_initial_backoff_seconds),
             max_backoff=float(cfg.pod_max_backoff_seconds),
         )
+        self.handlers = EventHandlers(self)
         for fwk in self.profiles.values():
             fwk.nominator = self.queue
             fwk.activator = self.queue.activate
-        self.handlers = EventHandlers(self)
+            fwk.event_reporter = self.handlers.on_plugin_event
         self.records: dict[str, AttemptRecord] = {}
         self.stats = SchedulerStats()
         self._binding_tasks: set[asyncio.Task[None]] = set()

@@ -3,6 +3,8 @@
 - `make_pod("p").req(cpu="1")`, `make_node("n").alloc(cpu="4")`: builders for tests.
 - `Scenario`, `ClusterScenario`, `PluginHarness`: a plugin built by its factory with a real
   Handle, driven through a cycle the way the framework drives it.
+- `batch_score_mismatch(plugin, state, pod, nodes)`: whether a batch Score (`score_nodes`)
+  answers what Score answers node by node.
 - `kubesched.testing.strategies`: hypothesis strategies for pods, nodes and clusters.
 - `kubesched.testing.contracts`: the conformance contracts (`PluginConformance` and one class
   per extension point), and `kubesched.testing.plugin`, their pytest plugin.
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from kubesched.testing._batch import batch_score_mismatch
 from kubesched.testing._builders import NodeBuilder, PodBuilder, make_node, make_pod
 from kubesched.testing._end_to_end import EndToEndReport, run_end_to_end
 from kubesched.testing._harness import FilterPhase, PluginHarness, ScorePhase
@@ -25,6 +28,7 @@ from kubesched.testing._scenario import ClusterScenario, Scenario
 if TYPE_CHECKING:
     from kubesched.testing.contracts import (
         ArgsContract,
+        BatchScoreContract,
         BindContract,
         ContractBase,
         EndToEndContract,
@@ -52,6 +56,7 @@ pytest_plugins = ["kubesched.testing.plugin"]
 _CONTRACTS = frozenset(
     {
         "ArgsContract",
+        "BatchScoreContract",
         "BindContract",
         "ContractBase",
         "EndToEndContract",
@@ -76,6 +81,7 @@ _CONTRACTS = frozenset(
 
 __all__ = [
     "ArgsContract",
+    "BatchScoreContract",
     "BindContract",
     "ClusterScenario",
     "ContractBase",
@@ -103,6 +109,7 @@ __all__ = [
     "ScoreContract",
     "ScorePhase",
     "VectorizedContract",
+    "batch_score_mismatch",
     "make_node",
     "make_pod",
     "run_end_to_end",

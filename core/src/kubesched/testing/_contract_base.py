@@ -151,6 +151,10 @@ def applies_to(point: str, plugin: PluginUnderTest) -> str | None:
         if not callable(getattr(cls, "filter_vectorized", None)):
             return f"{plugin.name} offers no vectorized Filter (filter_vectorized)"
         return None
+    if point == "BatchScore":
+        if not (issubclass(cls, ScorePlugin) and callable(getattr(cls, "score_nodes", None))):
+            return f"{plugin.name} offers no batch Score (score_nodes)"
+        return None
     if point == "VectorizedScore":
         if not (issubclass(cls, ScorePlugin) and callable(getattr(cls, "score_vectorized", None))):
             return f"{plugin.name} offers no vectorized Score (score_vectorized)"

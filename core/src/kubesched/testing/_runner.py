@@ -38,6 +38,7 @@ _POINTS = [
     "PostFilter",
     "PreScore",
     "Score",
+    "BatchScore",
     "VectorizedFilter",
     "VectorizedScore",
     "Reserve",

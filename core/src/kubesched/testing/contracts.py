@@ -20,6 +20,7 @@ plugin. Adapt the inputs through the hooks of `ContractBase` (`scenarios`,
 from __future__ import annotations
 
 from kubesched.testing._contract_base import ContractBase, PluginUnderTest, applies_to
+from kubesched.testing._contracts_batch import BatchScoreContract
 from kubesched.testing._contracts_cycle import (
     FilterContract,
     PermitContract,
@@ -45,6 +46,7 @@ from kubesched.testing._contracts_plugin import (
 
 __all__ = [
     "ArgsContract",
+    "BatchScoreContract",
     "BindContract",
     "ContractBase",
     "EndToEndContract",
@@ -77,6 +79,7 @@ class PluginConformance(
     PermitContract,
     ReserveContract,
     VectorizedContract,
+    BatchScoreContract,
     ScoreContract,
     PreScoreContract,
     PostFilterContract,

@@ -31,6 +31,7 @@ from kubesched.framework import (
     Status,
 )
 from kubesched_builtin.balancedallocation.args import NodeResourcesBalancedAllocationArgs
+from kubesched_builtin.balancedallocation.vectorized import balanced_scores
 from kubesched_builtin.names import NODE_RESOURCES_BALANCED_ALLOCATION
 
 __all__ = [
@@ -129,14 +130,19 @@ class NodeResourcesBalancedAllocation(PreScorePlugin, ScorePlugin):
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(tuple(requests)))
         return None
 
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+    def _requests(self, state: CycleState, pod: Pod) -> Sequence[int] | None:
+        """The pod's requests from PreScore; None for a pod that requests nothing."""
         data = state.get(PRE_SCORE_STATE_KEY)
         if isinstance(data, PreScoreState):
-            requests: Sequence[int] = data.pod_requests
-        else:  # upstream: PreScore may not have run; compute here
-            requests = pod_request_list(pod, self.resources)
-            if not any(requests):
-                return 0, None
+            return data.pod_requests
+        # upstream: PreScore may not have run; compute here
+        requests = pod_request_list(pod, self.resources)
+        return requests if any(requests) else None
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        requests = self._requests(state, pod)
+        if requests is None:
+            return 0, None
         requested: list[int] = []
         allocatable: list[int] = []
         for resource, pod_request in zip(self.resources, requests, strict=True):
@@ -144,3 +150,16 @@ class NodeResourcesBalancedAllocation(PreScorePlugin, ScorePlugin):
             allocatable.append(alloc)
             requested.append(req if alloc else 0)
         return balanced_resource_score(requested, allocatable), None
+
+    def score_nodes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status | None]:
+        """Score of every node at once (BatchScorePlugin), with numpy; node by node when an
+        amount is too large for int64."""
+        requests = self._requests(state, pod)
+        if requests is None:
+            return [0] * len(nodes), None
+        scores = balanced_scores(nodes, self.resources, requests)
+        if scores is None:
+            return [self.score(state, pod, n)[0] for n in nodes], None
+        return scores, None

@@ -32,9 +32,15 @@ from kubesched.framework import (
     PodInfo,
     PostFilterPlugin,
     PostFilterResult,
+    PreemptionVictimGuard,
     Status,
 )
 from kubesched_builtin.defaultpreemption.args import DefaultPreemptionArgs
+from kubesched_builtin.defaultpreemption.guards import (
+    announce_victims,
+    find_guards,
+    protected_victims,
+)
 from kubesched_builtin.defaultpreemption.pdb import filter_pods_with_pdb_violation
 from kubesched_builtin.kinds import PodDisruptionBudget
 from kubesched_builtin.names import DEFAULT_PREEMPTION
@@ -103,12 +109,30 @@ class DefaultPreemption(PostFilterPlugin):
         self.more_important_pod: MoreImportantPodFunc | None = None
         """Victim order (upstream MoreImportantPod); None is priority, then start time."""
         self.evaluator = Evaluator(self.name, handle, self)
+        self._guards: list[PreemptionVictimGuard] | None = None
+        self._victims_by_node: dict[str, list[Pod]] = {}
+        """This cycle's victims per node of the dry run (kept only when there are guards)."""
+
+    @property
+    def guards(self) -> list[PreemptionVictimGuard]:
+        """The profile's plugins that protect victims (`PreemptionVictimGuard`), found on
+        first use: the profile is complete only after every plugin was built."""
+        if self._guards is None:
+            # a stand-in handle of a unit test may have no plugins
+            self._guards = find_guards(getattr(self.handle, "plugins", {}))
+        return self._guards
 
     # -- PostFilter ---------------------------------------------------------------------
     def post_filter(
         self, state: CycleState, pod: Pod, filtered_node_status_map: NodeToStatus
     ) -> tuple[PostFilterResult | None, Status | None]:
+        self._victims_by_node = {}
         result, status = self.evaluator.preempt(state, pod, filtered_node_status_map)
+        nominated = result.nominating_info if result is not None else None
+        if status.is_success and nominated is not None and self.guards:
+            node = nominated.nominated_node_name
+            announce_victims(self.guards, pod, node, self._victims_by_node.get(node, []))
+        self._victims_by_node = {}
         message = status.message()
         if not message:
             return result, status
@@ -168,7 +192,11 @@ class DefaultPreemption(PostFilterPlugin):
     ) -> tuple[list[Pod], int, Status]:
         """Remove every pod the preemptor may evict; if it then fits, put back as many as
         possible, most important first, those whose eviction would violate a PDB before
-        the others. What could not be put back are the victims."""
+        the others. What could not be put back are the victims.
+
+        kubesched: pods a `PreemptionVictimGuard` of the profile protects are never
+        removed; a node where only their eviction would make room gets the guards' reasons
+        (UnschedulableAndUnresolvable) instead of a candidate."""
         handle = self.handle
 
         def remove(info: PodInfo) -> Status:
@@ -180,23 +208,46 @@ class DefaultPreemption(PostFilterPlugin):
             return handle.run_pre_filter_extension_add_pod(state, pod, info, node_info)
 
         potential = [p for p in node_info.pods if self._is_preemption_allowed(node_info, p, pod)]
-        for info in potential:
-            status = remove(info)
-            if not status.is_success:
-                return [], 0, _as_error(status)
-        if not potential:
-            return [], 0, Status.unresolvable(NO_VICTIMS)
-
-        # The preemptor may also fail for affinity to a victim; upstream does not try to
-        # resolve that (affinity to lower-priority pods is not a recommended setup).
-        status = handle.run_filter_plugins_with_nominated_pods(state, pod, node_info)
-        if not status.is_success:
-            return [], 0, status
-
         more_important = self.more_important_pod or _by_priority_then_start(
             handle.clock.wall_time()
         )
         key = importance_key(more_important)
+        held: list[PodInfo] = []
+        reasons: list[str] = []
+        if potential and self.guards:
+            least_first = sorted(potential, key=lambda info: key(info.pod), reverse=True)
+            protected = protected_victims(self.guards, pod, node_info, least_first)
+            held = [p for p in potential if p.pod.metadata.uid in protected]
+            potential = [p for p in potential if p.pod.metadata.uid not in protected]
+            reasons = sorted(set(protected.values()))
+        for info in potential:
+            status = remove(info)
+            if not status.is_success:
+                return [], 0, _as_error(status)
+        if not potential and not held:
+            return [], 0, Status.unresolvable(NO_VICTIMS)
+
+        # The preemptor may also fail for affinity to a victim; upstream does not try to
+        # resolve that (affinity to lower-priority pods is not a recommended setup).
+        status = (
+            handle.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+            if potential
+            else Status.unschedulable()
+        )
+        if not status.is_success:
+            if not held:
+                return [], 0, status
+            # Would evicting the protected pods too have made room? Then they are why this
+            # node is no candidate; otherwise the node fails as it would upstream.
+            for info in held:
+                removed = remove(info)
+                if not removed.is_success:
+                    return [], 0, _as_error(removed)
+            status = handle.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+            if status.is_success:
+                return [], 0, Status.unresolvable(*reasons)
+            return [], 0, status
+
         potential.sort(key=lambda info: key(info.pod))
         violating, non_violating = filter_pods_with_pdb_violation(
             potential, [p for p in pdbs if isinstance(p, PodDisruptionBudget)]
@@ -231,6 +282,8 @@ class DefaultPreemption(PostFilterPlugin):
         if violating and non_violating:
             # keep the victims ordered most important first
             pods = by_importance(pods, more_important)
+        if self.guards:
+            self._victims_by_node[node_info.name] = pods
         return pods, num_violating, Status()
 
 

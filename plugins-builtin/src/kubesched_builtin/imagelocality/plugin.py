@@ -9,6 +9,7 @@ the few nodes that happen to hold it ("node heating"). The sum is clamped to
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar, Final
 
 from kubesched.api import Pod
@@ -81,3 +82,30 @@ class ImageLocality(ScorePlugin):
         image_scores = sum_image_scores(node_info, pod, total_num_nodes)
         num_containers = len(pod.spec.init_containers) + len(pod.spec.containers)
         return calculate_priority(image_scores, num_containers), None
+
+    def score_nodes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status | None]:
+        """Score of every node in one call (BatchScorePlugin): the pod's image names are
+        normalized once; a node holding no image scores as an empty sum at once."""
+        if not nodes:
+            return [], None
+        total_num_nodes = len(self.handle.snapshot)
+        if total_num_nodes == 0:
+            return [], Status.as_error("no nodes in the snapshot")
+        containers = (*pod.spec.init_containers, *pod.spec.containers)
+        images = [normalized_image_name(c.image) for c in containers]
+        nothing = calculate_priority(0, len(containers))
+        scores: list[int] = []
+        for info in nodes:
+            states = info.image_states
+            if not states:
+                scores.append(nothing)
+                continue
+            total = 0
+            for image in images:
+                found = states.get(image)
+                if found is not None:
+                    total += _scaled_image_score(found, total_num_nodes)
+            scores.append(calculate_priority(total, len(containers)))
+        return scores, None

@@ -245,6 +245,24 @@ class InterPodAffinity(
             return 0, Status.as_error("node not found")
         return node_score(s.topology_scores, node_info.node), None
 
+    def score_nodes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[builtins.list[int], Status | None]:
+        """Score of every node in one call (BatchScorePlugin): PreScore's state is read
+        once; without topology scores every node scores 0."""
+        if not nodes:
+            return [], None
+        try:
+            s = _pre_score_state(state)
+        except RuntimeError as exc:
+            return [], Status.as_error(exc)
+        scores: builtins.list[int] = []
+        for info in nodes:
+            if info.node is None:
+                return [], Status.as_error("node not found")
+            scores.append(node_score(s.topology_scores, info.node) if s.topology_scores else 0)
+        return scores, None
+
     def normalize_score(
         self, state: CycleState, pod: Pod, scores: builtins.list[NodeScore]
     ) -> Status | None:

@@ -214,6 +214,32 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, E
             count += preferred.score(node)
         return count, None
 
+    def score_nodes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status | None]:
+        """Score of every node in one call (BatchScorePlugin): the preferred terms are
+        read (or parsed) once, then matched node by node."""
+        added = self.added_preferred_terms
+        data = state.get(PRE_SCORE_STATE_KEY)
+        known = isinstance(data, PreScoreState)
+        preferred = data.preferred if isinstance(data, PreScoreState) else None
+        counts: list[int] = []
+        for info in nodes:
+            node = info.node
+            if node is None:
+                return [], Status.as_error("node not found")
+            if not known:  # as `score` does on its first node without PreScore
+                try:
+                    preferred = _pod_preferred_terms(pod)
+                except ValueError as exc:
+                    return [], Status.as_error(str(exc))
+                known = True
+            count = added.score(node) if added is not None else 0
+            if preferred is not None:
+                count += preferred.score(node)
+            counts.append(count)
+        return counts, None
+
     def normalize_score(
         self, state: CycleState, pod: Pod, scores: list[NodeScore]
     ) -> Status | None:

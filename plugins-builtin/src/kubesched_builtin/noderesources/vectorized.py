@@ -9,12 +9,13 @@ equal the per-node forms exactly, which the tests check on random clusters.
 from __future__ import annotations
 
 from collections.abc import Sequence, Set
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from kubesched.api import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
-from kubesched.framework import MAX_NODE_SCORE, NodeColumns, Resource
+from kubesched.framework import MAX_NODE_SCORE, NodeColumns, NodeInfo, Resource
 from kubesched_builtin.noderesources.args import (
     LEAST_ALLOCATED,
     MOST_ALLOCATED,
@@ -23,9 +24,21 @@ from kubesched_builtin.noderesources.args import (
 from kubesched_builtin.noderesources.fits import checked_scalar_requests
 from kubesched_builtin.noderesources.resource_allocation import MAX_UTILIZATION, scaled_shape
 
-__all__ = ["fits_columns", "score_columns"]
+__all__ = [
+    "SAFE_AMOUNT",
+    "ScoringColumns",
+    "fits_columns",
+    "score_arrays",
+    "score_columns",
+    "scored_resource",
+    "scoring_columns",
+]
 
 Ints = npt.NDArray[np.int64]
+
+SAFE_AMOUNT = 2**54
+"""Amounts (node and pod) below this stay exact in int64 through the scorers' `(a + b) * 100`;
+`NodeResourcesFit.score_nodes` scores per node when one is not below it."""
 
 
 def _column(table: dict[str, Ints], name: str, size: int) -> Ints:
@@ -76,16 +89,38 @@ def _curve(shape: Sequence[tuple[int, int]], p: Ints) -> Ints:
     return out
 
 
+@dataclass(frozen=True)
+class ScoringColumns:
+    """What the scorers read of each node, as arrays aligned with the nodes: allocatable,
+    requests, and non-zero requests (CPU and memory), by resource name; a missing resource
+    is all zeros."""
+
+    size: int
+    allocatable: dict[str, Ints]
+    requested: dict[str, Ints]
+    non_zero_requested: dict[str, Ints]
+
+    @classmethod
+    def of(cls, columns: NodeColumns) -> ScoringColumns:
+        return cls(
+            len(columns.names),
+            columns.allocatable,
+            columns.requested,
+            columns.non_zero_requested,
+        )
+
+
 def _allocatable_and_requested(
-    resource: str, pod_request: int, columns: NodeColumns, size: int
+    resource: str, pod_request: int, columns: ScoringColumns
 ) -> tuple[Ints, Ints] | None:
     """Columns of `resource_allocation.allocatable_and_requested`; None skips the resource."""
+    size = columns.size
     if resource in (CPU, MEMORY):
         return (
             _column(columns.allocatable, resource, size),
             _column(columns.non_zero_requested, resource, size) + pod_request,
         )
-    if resource == PODS or (resource != EPHEMERAL_STORAGE and pod_request == 0):
+    if not scored_resource(resource, pod_request):
         return None
     return (
         _column(columns.allocatable, resource, size),
@@ -93,11 +128,26 @@ def _allocatable_and_requested(
     )
 
 
+def scored_resource(resource: str, pod_request: int) -> bool:
+    """Whether the scorers count `resource` at all: never the pod count, and an extended
+    resource only when the pod requests it."""
+    if resource in (CPU, MEMORY, EPHEMERAL_STORAGE):
+        return True
+    return resource != PODS and pod_request != 0
+
+
 def score_columns(
     strategy: ScoringStrategy, pod_requests: Sequence[int], columns: NodeColumns
 ) -> Ints:
     """The strategy's score of every node, given the pod's request of each scored resource."""
-    size = len(columns.names)
+    return score_arrays(strategy, pod_requests, ScoringColumns.of(columns))
+
+
+def score_arrays(
+    strategy: ScoringStrategy, pod_requests: Sequence[int], columns: ScoringColumns
+) -> Ints:
+    """`score_columns` on the arrays the scorers read."""
+    size = columns.size
     node_score = np.zeros(size, np.int64)
     weight_sum = np.zeros(size, np.int64)
     rtcr = strategy.type not in (LEAST_ALLOCATED, MOST_ALLOCATED)
@@ -107,7 +157,7 @@ def score_columns(
         else []
     )
     for spec, pod_request in zip(strategy.resources, pod_requests, strict=True):
-        pair = _allocatable_and_requested(spec.name, pod_request, columns, size)
+        pair = _allocatable_and_requested(spec.name, pod_request, columns)
         if pair is None:
             continue
         alloc, req = pair
@@ -127,3 +177,41 @@ def score_columns(
     # RequestedToCapacityRatio rounds (half up) where the other two truncate
     result = (2 * node_score + safe_sum) // (2 * safe_sum) if rtcr else node_score // safe_sum
     return np.where(weight_sum > 0, result, 0).astype(np.int64)
+
+
+def scoring_columns(
+    nodes: Sequence[NodeInfo], resources: Sequence[str], pod_requests: Sequence[int]
+) -> ScoringColumns | None:
+    """The arrays `score_arrays` reads, gathered from `nodes` alone (the cycle's feasible
+    nodes: cheaper than the whole snapshot's `columns`) for the resources it scores.
+
+    None when an amount, of a node or of the pod, is too large for exact int64 arithmetic
+    (see SAFE_AMOUNT)."""
+    if any(abs(r) >= SAFE_AMOUNT for r in pod_requests):
+        return None
+    size = len(nodes)
+    alloc: dict[str, Ints] = {}
+    req: dict[str, Ints] = {}
+    non_zero: dict[str, Ints] = {}
+    try:
+        for name, pod_request in zip(resources, pod_requests, strict=True):
+            if name == CPU:
+                alloc[name] = np.fromiter((n.allocatable.milli_cpu for n in nodes), np.int64, size)
+                non_zero[name] = np.fromiter(
+                    (n.non_zero_requested.milli_cpu for n in nodes), np.int64, size
+                )
+            elif name == MEMORY:
+                alloc[name] = np.fromiter((n.allocatable.memory for n in nodes), np.int64, size)
+                non_zero[name] = np.fromiter(
+                    (n.non_zero_requested.memory for n in nodes), np.int64, size
+                )
+            elif scored_resource(name, pod_request):
+                alloc[name] = np.fromiter((n.allocatable.get(name) for n in nodes), np.int64, size)
+                req[name] = np.fromiter((n.requested.get(name) for n in nodes), np.int64, size)
+    except OverflowError:
+        return None
+    for table in (alloc, req, non_zero):
+        for column in table.values():
+            if size and int(np.abs(column).max()) >= SAFE_AMOUNT:
+                return None
+    return ScoringColumns(size, alloc, req, non_zero)

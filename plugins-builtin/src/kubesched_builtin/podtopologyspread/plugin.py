@@ -200,6 +200,19 @@ class PodTopologySpread(
             return 0, Status.as_error(exc)
         return score_node(s, pod, node_info), None
 
+    def score_nodes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status | None]:
+        """Score of every node in one call (BatchScorePlugin): PreScore's state is read
+        once."""
+        if not nodes:
+            return [], None
+        try:
+            s = _pre_score_state(state)
+        except RuntimeError as exc:
+            return [], Status.as_error(exc)
+        return [score_node(s, pod, info) for info in nodes], None
+
     def normalize_score(
         self, state: CycleState, pod: Pod, scores: list[NodeScore]
     ) -> Status | None:

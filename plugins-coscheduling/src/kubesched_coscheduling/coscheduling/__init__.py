@@ -13,11 +13,9 @@ from kubesched_coscheduling.coscheduling.conditions import (
     WAITING_FOR_RESERVATION,
 )
 from kubesched_coscheduling.coscheduling.feasibility import Plan, pack
-from kubesched_coscheduling.coscheduling.plugin import (
-    PODS_TO_ACTIVATE_KEY,
-    STATE_KEY,
-    Coscheduling,
-)
+from kubesched_coscheduling.coscheduling.permits import PODS_TO_ACTIVATE_KEY
+from kubesched_coscheduling.coscheduling.plugin import STATE_KEY, Coscheduling
+from kubesched_coscheduling.coscheduling.preemption import GangVictimGuard, protection_reason
 from kubesched_coscheduling.coscheduling.resources import (
     check_cluster_resource,
     min_resources_request,
@@ -34,9 +32,11 @@ __all__ = [
     "WAITING_FOR_RESERVATION",
     "Coscheduling",
     "CoschedulingArgs",
+    "GangVictimGuard",
     "Plan",
     "check_cluster_resource",
     "group_backoff_seconds",
     "min_resources_request",
     "pack",
+    "protection_reason",
 ]

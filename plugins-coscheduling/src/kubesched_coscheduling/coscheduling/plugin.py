@@ -22,8 +22,15 @@ one:
   profile cannot place were missing is parked: it retries when its members or its
   PodGroup change.
 
-Members beyond minMember schedule without waiting. Everything that differs from upstream
-is listed in the package README.
+Members beyond minMember schedule without waiting. As a `PreemptionVictimGuard`, the
+plugin keeps DefaultPreemption from taking a running group below minMember (see
+`preemption`). Everything that differs from upstream is listed in the package README.
+
+The class holds the extension points; the rest is in modules that each do one thing:
+`permits` (Permit and Unreserve), `outcomes` (quorum reached, group failed, backoff
+ended), `watch` (cluster changes), `preemption` (victims the quorum protects), `quorum`
+(who counts), `groups` (per-group state, slots, timers), `feasibility` (packing),
+`hints` (queueing hints), `conditions` (the PodGroup's `Scheduled` condition).
 """
 
 from __future__ import annotations
@@ -35,7 +42,6 @@ from typing import ClassVar, Final
 from pydantic import BaseModel
 
 from kubesched.api import Pod
-from kubesched.cluster import WatchEvent
 from kubesched.framework import (
     ClusterEventWithHint,
     CycleState,
@@ -44,6 +50,7 @@ from kubesched.framework import (
     NodeInfo,
     NodeToStatus,
     PermitPlugin,
+    PodInfo,
     PostFilterPlugin,
     PostFilterResult,
     PreEnqueuePlugin,
@@ -57,35 +64,29 @@ from kubesched.framework import (
 )
 from kubesched.runtime import go_duration
 from kubesched_coscheduling.coscheduling import hints
-from kubesched_coscheduling.coscheduling.args import CoschedulingArgs, group_backoff_seconds
+from kubesched_coscheduling.coscheduling.args import CoschedulingArgs
 from kubesched_coscheduling.coscheduling.conditions import (
-    BACKING_OFF,
-    QUORUM_REACHED,
     UNSCHEDULABLE,
-    WAITING_FOR_QUORUM,
     WAITING_FOR_RESERVATION,
     ConditionWriter,
 )
 from kubesched_coscheduling.coscheduling.feasibility import Plan, Planner
-from kubesched_coscheduling.coscheduling.groups import GroupState, GroupTable
+from kubesched_coscheduling.coscheduling.groups import GroupState
+from kubesched_coscheduling.coscheduling.outcomes import GroupOutcomes
+from kubesched_coscheduling.coscheduling.permits import PermitGate
+from kubesched_coscheduling.coscheduling.preemption import GangVictimGuard
 from kubesched_coscheduling.coscheduling.quorum import GroupMembers
 from kubesched_coscheduling.coscheduling.resources import (
     check_cluster_resource,
     min_resources_request,
 )
+from kubesched_coscheduling.coscheduling.watch import ClusterWatch
 from kubesched_coscheduling.names import COSCHEDULING, POD_GROUP_KIND
-from kubesched_coscheduling.podgroup import (
-    PodGroup,
-    is_live,
-    is_ungated,
-    pod_group_key,
-    wait_seconds,
-)
+from kubesched_coscheduling.podgroup import is_ungated, pod_group_key
 
-__all__ = ["PODS_TO_ACTIVATE_KEY", "STATE_KEY", "Coscheduling"]
+__all__ = ["STATE_KEY", "Coscheduling"]
 
 STATE_KEY: Final = "PreFilter" + COSCHEDULING
-PODS_TO_ACTIVATE_KEY: Final = "kubernetes.io/pods-to-activate"
 
 # What PreFilter decided, for PostFilter: a member held back for a reason that is not a
 # failure of the group (backoff, members missing, no slot) must not penalise it again.
@@ -110,7 +111,8 @@ class Coscheduling(
     PermitPlugin,
     EnqueueExtensions,
 ):
-    """Gang scheduling of PodGroup members (scheduling.x-k8s.io/v1alpha1)."""
+    """Gang scheduling of PodGroup members (scheduling.x-k8s.io/v1alpha1); also a
+    `kubesched.framework.PreemptionVictimGuard`."""
 
     name: ClassVar[str] = COSCHEDULING
     Args: ClassVar[type[BaseModel]] = CoschedulingArgs
@@ -124,20 +126,23 @@ class Coscheduling(
         self._clock = handle.clock
         # creationTimestamps (wall time) and queue timestamps (clock time) on one scale
         self._wall_offset = self._clock.wall_time().timestamp() - self._clock.now()
-        self._groups = GroupTable(
-            self._clock,
-            args.max_waiting_pod_groups,
-            self._wake_group,
-            f"coscheduling-backoff/{handle.profile_name}",
-        )
         self._members = GroupMembers(handle)
         self._planner = Planner(handle)
         cluster = handle.cluster
         self._writer = ConditionWriter(cluster, self._clock)
+        self._outcomes = GroupOutcomes(
+            self.name, args, handle, self._clock, self._members, self._writer
+        )
+        self._groups = self._outcomes.groups
+        self._permits = PermitGate(
+            args, handle, self._clock, self._members, self._outcomes, self._writer
+        )
+        self._guard = GangVictimGuard(self._members)
+        watch = ClusterWatch(self._members, self._outcomes, self._writer)
         if cluster is not None and hasattr(cluster, "watch"):
-            cluster.watch("Pod", self._on_pod)
-            cluster.watch(POD_GROUP_KIND, self._on_pod_group)
-            cluster.watch("Node", self._on_node)
+            cluster.watch("Pod", watch.on_pod)
+            cluster.watch(POD_GROUP_KIND, watch.on_pod_group)
+            cluster.watch("Node", watch.on_node)
         add_controller = getattr(cluster, "add_controller", None)
         if callable(add_controller):
             add_controller(self._groups)
@@ -318,7 +323,7 @@ class Coscheduling(
         gap = (minimum - assigned) / minimum
         if gap <= self.cfg.pod_group_reject_percentage / 100:
             return None, Status.unschedulable()
-        self._fail_group(
+        self._outcomes.fail_group(
             key,
             "optimistic rejection in PostFilter",
             f"pod {pod.metadata.name} could not be placed",
@@ -335,241 +340,26 @@ class Coscheduling(
 
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         """A reserved member failed (Permit rejection or timeout, PreBind, Bind): reject
-        its waiting siblings; the group backs off."""
-        self._members.forget(pod.metadata.uid)
-        key = pod_group_key(pod)
-        group = self._groups.peek(key) if key else None
-        if group is None or not group.holding:
-            return
-        pg = self._members.pod_group(key)
-        timed_out = group.deadline is not None and self._clock.now() >= group.deadline - 1e-6
-        if timed_out and pg is not None:
-            timeout = go_duration(wait_seconds(pg, self.cfg.permit_waiting_time_seconds))
-            cause = f"the quorum was not reached within {timeout}"
-            self._fail_group(
-                key, "rejection in Unreserve", cause, park=self._only_others_missing(key, pod)
-            )
-        else:
-            cause = f"member {pod.metadata.name} failed after it was reserved"
-            self._fail_group(key, "rejection in Unreserve", cause)
-
-    def _only_others_missing(self, key: str, pod: Pod) -> bool:
-        """At a timeout: whether every member that did not reach Permit is one this profile
-        cannot place (another scheduler's, or gated), so that retrying before the members
-        change would time out again."""
-        holding = self._members.assigned(key, snapshot=False) | {pod.metadata.uid}
-        holding.update(wp.pod.metadata.uid for wp in self._members.waiting(key))
-        profile = self.handle.profile_name
-        return not any(
-            p.spec.scheduler_name == profile and is_ungated(p)
-            for p in self._members.pending(key)
-            if p.metadata.uid not in holding
-        )
+        its waiting siblings; the group backs off (see `permits`)."""
+        self._permits.unreserve(pod)
 
     # -- Permit -------------------------------------------------------------------------
     def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status | None, float]:
         """Success once this pod completes the quorum (its waiting siblings go with it);
-        otherwise Wait until the group's deadline (its first waiter's Permit + timeout)."""
-        key = pod_group_key(pod)
-        if not key:
-            return None, 0.0
-        pg = self._members.pod_group(key)
-        if pg is None:
-            return Status.unschedulable("PodGroup not found"), 0.0
-        group = self._groups.get(key)
-        now = self._clock.now()
-        uid = pod.metadata.uid
-        assigned = self._members.assigned(key, uid)
-        if len(assigned) + 1 >= pg.spec.min_member:
-            self._reach_quorum(key, group, pg)
-            self._members.let_through(key, pod)
-            return None, 0.0
-        if not group.holding or group.deadline is None:
-            group.deadline = now + wait_seconds(pg, self.cfg.permit_waiting_time_seconds)
-            group.changes_at_attempt = self._groups.changes
-        remaining = group.deadline - now
-        if remaining <= 0:
-            return Status.unschedulable(f"podGroup {key} passed its Permit deadline"), 0.0
-        self._groups.acquire(key)
-        group.holding = True
-        if not assigned:
-            self._activate_siblings(state, key, uid)
-        if not group.failures:
-            # after a failure the condition keeps saying why (BackingOff): a retry that
-            # fails the same way then writes nothing, so a simulation can settle
-            self._writer.write(
-                key,
-                "False",
-                WAITING_FOR_QUORUM,
-                f"members wait at Permit for {pg.spec.min_member} of them to be placed",
-            )
-        return Status.wait(), remaining
+        otherwise Wait until the group's deadline (see `permits`)."""
+        return self._permits.permit(state, pod)
 
-    def _activate_siblings(self, state: CycleState, key: str, uid: str) -> None:
-        """The first waiter asks for its pending siblings to be tried (upstream PR #700)."""
-        to_activate = state.get(PODS_TO_ACTIVATE_KEY)
-        if isinstance(to_activate, dict):
-            for p in self._members.pending(key):
-                if p.metadata.uid != uid:
-                    to_activate[p.key] = p
+    # -- PreemptionVictimGuard ----------------------------------------------------------
+    def protected_victims(
+        self, preemptor: Pod, node_info: NodeInfo, victims: Sequence[PodInfo]
+    ) -> dict[str, str]:
+        """The members a preemption must leave so that running groups keep minMember
+        (Volcano's gang rule; see `preemption`)."""
+        return self._guard.protected_victims(preemptor, node_info, victims)
 
-    # -- group outcomes -----------------------------------------------------------------
-    def _reach_quorum(self, key: str, group: GroupState, pg: PodGroup) -> None:
-        for wp in self._members.waiting(key):
-            if self.name in wp.get_pending_plugins():
-                self._members.let_through(key, wp.pod)
-                wp.allow(self.name)
-        group.holding = False
-        group.deadline = None
-        group.failures = 0
-        group.backoff_until = None
-        group.last_failure = None
-        group.cause = ""
-        group.plan = None
-        group.parked = False
-        self._groups.cancel_wakeup(group)
-        self._activate_groups(self._groups.release(key))
-        self._writer.write(
-            key, "True", QUORUM_REACHED, f"{pg.spec.min_member} members passed Permit together"
-        )
-
-    def _fail_group(self, key: str, reject_message: str, cause: str, park: bool = False) -> None:
-        """Reject the waiting members; a group that held any backs off (doubling) and,
-        when `park`, waits for its members or its PodGroup to change."""
-        group = self._groups.get(key)
-        now = self._clock.now()
-        for wp in self._members.waiting(key):
-            if wp.reject(self.name, reject_message):
-                self._members.rejected.add(wp.pod.metadata.uid)
-        if group.holding:
-            # the attempt held resources and failed: its plan is spent, the group waits;
-            # what it releases is a change for other groups, not for itself
-            group.failures += 1
-            delay = group_backoff_seconds(self.cfg, group.failures)
-            group.backoff_until = now + delay
-            group.plan = None
-            group.parked = park
-            self._groups.changes += 1
-            group.changes_at_attempt = self._groups.changes
-            self._groups.schedule_wakeup(key, group)
-            self._writer.write(key, "False", BACKING_OFF, f"{cause}; the group retries together")
-        group.last_failure = now
-        group.cause = cause
-        group.holding = False
-        group.deadline = None
-        group.permitted_until = None
-        self._activate_groups(self._groups.release(key))
-
-    def _wake_group(self, key: str) -> None:
-        """The group's backoff ended: try its pending members again, together (a parked
-        group waits for its members or its PodGroup to change)."""
-        group = self._groups.peek(key)
-        if group is not None and not group.parked:
-            self._activate_groups([key])
-
-    def _unpark(self, key: str) -> None:
-        """Something changed for a parked group: it may try again (after its backoff)."""
-        group = self._groups.peek(key)
-        if group is None or not group.parked:
-            return
-        group.parked = False
-        if not group.backing_off(self._clock.now()):
-            self._activate_groups([key])
-
-    def _activate_groups(self, keys: Sequence[str]) -> None:
-        pods = [p for key in keys for p in self._members.pending(key)]
-        if pods:
-            self.handle.activate(pods)
-
-    # -- cluster changes ----------------------------------------------------------------
-    def _on_pod(self, event: WatchEvent) -> None:
-        pod: Pod = event.obj
-        meaningful = hints.meaningful_pod_change(event)
-        if meaningful:
-            self._groups.changes += 1
-        new_key = pod_group_key(pod) if event.type != "DELETED" else ""
-        ready_before = self._members.ready_count(new_key) if new_key else 0
-        before, after = self._members.apply(event)
-        if meaningful:
-            for key in {before, after} - {""}:
-                self._unpark(key)
-        gone = event.type == "DELETED" or not is_live(pod)
-        if before and (before != after or gone):
-            self._member_lost(before, pod)
-        if after:
-            self._member_gained(after, ready_before)
-            was = event.old if event.type == "MODIFIED" else None
-            if not gone and pod.spec.node_name and (was is None or not was.spec.node_name):
-                self._member_bound(after)
-
-    def _member_lost(self, key: str, pod: Pod) -> None:
-        """A member left: when the group holds members and can no longer reach its quorum,
-        reject them now rather than at their timeout."""
-        group = self._groups.peek(key)
-        pg = self._members.pod_group(key)
-        if group is None or pg is None:
-            return
-        group.plan = None
-        live = self._members.live_count(key)
-        if group.holding and live < pg.spec.min_member:
-            message = (
-                f"podGroup {key} lost member {pod.metadata.name}: {live} live members "
-                f"left, minMember {pg.spec.min_member}"
-            )
-            self._fail_group(key, message, message)
-
-    def _member_gained(self, key: str, ready_before: int) -> None:
-        """When a new or ungated member brings the group to minMember, wake its members
-        held at PreEnqueue (core sends no event for an unscheduled pod's arrival)."""
-        pg = self._members.pod_group(key)
-        if pg is None:
-            return
-        if ready_before < pg.spec.min_member <= self._members.ready_count(key):
-            self._activate_groups([key])
-
-    def _member_bound(self, key: str) -> None:
-        """A member was bound (by this scheduler, or by another one): if the group has
-        members waiting and now reaches its quorum, let them go at once."""
-        group = self._groups.peek(key)
-        if group is None or not group.holding:
-            return
-        pg = self._members.pod_group(key)
-        if (
-            pg is not None
-            and len(self._members.assigned(key, snapshot=False)) >= pg.spec.min_member
-        ):
-            self._reach_quorum(key, group, pg)
-
-    def _on_pod_group(self, event: WatchEvent) -> None:
-        pg: PodGroup = event.obj
-        key = pg.key
-        if event.type != "MODIFIED" or event.old.spec != pg.spec:
-            self._groups.changes += 1
-        if event.type == "DELETED":
-            for wp in self._members.waiting(key):
-                if wp.reject(self.name, f"podGroup {key} was deleted"):
-                    self._members.rejected.add(wp.pod.metadata.uid)
-            self._activate_groups(self._groups.drop(key))
-            self._writer.forget(key)
-            return
-        group = self._groups.peek(key)
-        if event.type != "MODIFIED" or event.old.spec == pg.spec or group is None:
-            return
-        group.plan = None
-        group.permitted_until = None
-        self._unpark(key)
-        if not group.holding:
-            return
-        minimum = pg.spec.min_member
-        live = self._members.live_count(key)
-        if live < minimum:
-            message = f"podGroup {key} now needs {minimum} members; {live} live members exist"
-            self._fail_group(key, message, message)
-        elif len(self._members.assigned(key, snapshot=False)) >= minimum:
-            self._reach_quorum(key, group, pg)
-
-    def _on_node(self, event: WatchEvent) -> None:
-        self._groups.changes += 1
+    def victims_chosen(self, preemptor: Pod, node_name: str, victims: Sequence[Pod]) -> None:
+        """A preemption is evicting these pods: its members count as gone from now on."""
+        self._guard.victims_chosen(preemptor, node_name, victims)
 
     # -- EnqueueExtensions --------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
@@ -588,10 +378,21 @@ def _parked_message(key: str, group: GroupState) -> str:
 def _check_profile(handle: Handle) -> None:
     """Enabled at Permit but not at Reserve, the plugin's Unreserve would never run and a
     failed gang's siblings would keep their resources until their timeout (the trap
-    upstream's own integration profile falls into)."""
+    upstream's own integration profile falls into). Enabled at PostFilter before another
+    plugin, it would reject a member's waiting siblings before that plugin (preemption)
+    could make the member fit (scheduler-plugins documents "Coscheduling as the last
+    PostFilter"; nothing checks it there)."""
     plugins_at = getattr(handle, "plugins_at", None)
     if not callable(plugins_at):
         return
+    post_filter = list(plugins_at("PostFilter"))
+    if COSCHEDULING in post_filter and post_filter[-1] != COSCHEDULING:
+        after = ", ".join(post_filter[post_filter.index(COSCHEDULING) + 1 :])
+        raise ValueError(
+            f"Coscheduling must be the last postFilter plugin, but {after} runs after it: "
+            "it rejects a failed member's waiting siblings, which only makes sense once "
+            "preemption has had its turn; disable and re-enable the others before it"
+        )
     at_permit = COSCHEDULING in plugins_at("Permit")
     at_reserve = COSCHEDULING in plugins_at("Reserve")
     if at_permit and not at_reserve:

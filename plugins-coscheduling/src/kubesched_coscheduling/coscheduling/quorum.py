@@ -42,6 +42,8 @@ class GroupMembers:
         """Members the plugin let through Permit, not bound yet: UID -> (group, node)."""
         self.rejected: set[str] = set()
         """Waiting members the plugin rejected whose binding cycle has not unwound yet."""
+        self.evicting: set[str] = set()
+        """Members a preemption chose as victims that the cluster still shows alive."""
 
     def pod_group(self, key: str) -> PodGroup | None:
         cluster = self._handle.cluster
@@ -116,4 +118,5 @@ class GroupMembers:
             self.passed.pop(uid, None)  # bound: the cluster counts it from now on
         if gone:
             self.rejected.discard(uid)
+            self.evicting.discard(uid)
         return before, after
