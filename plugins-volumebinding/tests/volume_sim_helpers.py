@@ -9,7 +9,7 @@ from typing import Any
 
 from kubesched.api import K8sModel
 from kubesched.config import PluginCatalog, parse_config, resolve
-from kubesched.framework import Plugin
+from kubesched.framework import Plugin, extension_points_of
 from kubesched.runtime import PluginRegistry, hookimpl, make_plugin_manager
 from kubesched.simulate import Simulation, SimulationResult
 from kubesched_builtin.defaultbinder import DefaultBinder
@@ -77,7 +77,11 @@ class VolumeSim:
         bind_timeout: int | None = None,
         seed: int = 0,
         until: float | None = None,
+        volume_binding: type[VolumeBinding] = VolumeBinding,
+        extra_plugins: Sequence[type[Plugin]] = (),
     ) -> None:
+        """`volume_binding` replaces the plugin class (a subclass with other options);
+        `extra_plugins` run before the volume plugins at every point they implement."""
         self.pv_controller = pv_controller if pv_controller is not None else PVController()
         self.provisioner = provisioner if provisioner is not None else Provisioner()
         pm = make_plugin_manager(load_entrypoints=False)
@@ -86,13 +90,19 @@ class VolumeSim:
         )
         if extra_controllers:
             pm.register(_Extra(extra_controllers))
+        plugins = [volume_binding if p is VolumeBinding else p for p in PLUGINS]
+        plugins[2:2] = extra_plugins
         registry = PluginRegistry()
-        for p in PLUGINS:
+        for p in plugins:
             registry.register(p)
-        profile: dict[str, Any] = {
-            "schedulerName": "default-scheduler",
-            "plugins": {"multiPoint": {"enabled": [{"name": p.name} for p in PLUGINS]}},
-        }
+        sets: dict[str, Any] = {"multiPoint": {"enabled": [{"name": p.name} for p in plugins]}}
+        for extra in extra_plugins:
+            # named at a point as well as in multiPoint: first at that point (upstream's
+            # override rule), before the default plugins
+            for point in extension_points_of(extra):
+                key = point[0].lower() + point[1:]
+                sets.setdefault(key, {"enabled": []})["enabled"].append({"name": extra.name})
+        profile: dict[str, Any] = {"schedulerName": "default-scheduler", "plugins": sets}
         if bind_timeout is not None:
             profile["pluginConfig"] = [
                 {"name": "VolumeBinding", "args": {"bindTimeoutSeconds": bind_timeout}}

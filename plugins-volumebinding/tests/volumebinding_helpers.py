@@ -16,7 +16,7 @@ from typing import Any, TypeVar, cast
 from kubesched.api import K8sModel, Node, Pod
 from kubesched.clock import VirtualClock
 from kubesched.cluster.memory import MemoryCluster, default_kinds
-from kubesched.framework import Handle, NodeInfo, Plugin, Snapshot
+from kubesched.framework import ClusterEvent, Handle, NodeInfo, Plugin, Snapshot
 from kubesched.runtime import make_plugin_manager
 from kubesched.testing import make_node, make_pod
 from kubesched_volumebinding import hooks
@@ -332,6 +332,10 @@ class _Handle:
         self.snapshot = snapshot
         self.profile_name = "default-scheduler"
         self.clock = cluster.clock
+        self.reported: list[tuple[ClusterEvent, Any, Any]] = []
+
+    def report_cluster_event(self, event: ClusterEvent, old: Any, new: Any) -> None:
+        self.reported.append((event, old, new))
 
 
 class VolumeEnv:
@@ -344,12 +348,18 @@ class VolumeEnv:
         self.nodes = list(nodes)
         self.cluster.create_many([*self.nodes, *objects])
         self.snapshot = Snapshot([NodeInfo(n) for n in self.nodes])
-        self.handle = cast(Handle, _Handle(self.cluster, self.snapshot))
+        self.fake_handle = _Handle(self.cluster, self.snapshot)
+        self.handle = cast(Handle, self.fake_handle)
 
     def plugin(self, cls: type[_P], args: Any = None) -> _P:
         plugin = cls(args if args is not None else cls.Args(), self.handle)
         self.cluster.flush()
         return plugin
+
+    @property
+    def reported(self) -> list[tuple[ClusterEvent, Any, Any]]:
+        """What plugins reported through `Handle.report_cluster_event`."""
+        return self.fake_handle.reported
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> Any:
         return self.cluster.get(kind, name, namespace)

@@ -39,6 +39,7 @@ from kubesched_volumebinding.storage import (
     default_storage_class,
     is_delay_binding_mode,
     is_volume_bound_to_claim,
+    volume_class,
     volume_mode_mismatch,
 )
 from kubesched_volumebinding.volumebinding.binder import bind_volume_to_claim
@@ -155,13 +156,10 @@ class PVController:
                 delayed = is_delay_binding_mode(claim, self.listers.storage_class)
             except ValueError:
                 return  # upstream records an event and waits for the class to be fixed
-            candidates = [
-                pv
-                for pv in sorted(
-                    self._cluster.list("PersistentVolume"), key=lambda p: p.metadata.name
-                )
-                if access_modes_satisfied(claim, pv)
-            ]
+            candidates = sorted(
+                _candidates(self._cluster.list("PersistentVolume"), claim, delayed),
+                key=lambda p: p.metadata.name,
+            )
             pv = find_matching_volume(claim, candidates, None, (), delay_binding=delayed)
             if pv is None:
                 if not delayed or ANN_SELECTED_NODE in claim.metadata.annotations:
@@ -310,3 +308,24 @@ class PVController:
     async def _delete_volume(self, pv: PersistentVolume) -> None:
         with contextlib.suppress(NotFoundError):
             await self._cluster.delete("PersistentVolume", pv.metadata.name)
+
+
+def _candidates(
+    volumes: list[PersistentVolume], claim: PersistentVolumeClaim, delayed: bool
+) -> list[PersistentVolume]:
+    """The PVs `find_matching_volume` could choose for the claim without a node: those
+    pre-bound to it and, for an Immediate claim, unbound ones of its class; all with the
+    access modes it asks for. Leaving the rest out first changes nothing but the cost."""
+    name = claim.metadata.name
+    requested_class = claim_class(claim)
+    out: list[PersistentVolume] = []
+    for pv in volumes:
+        ref = pv.spec.claim_ref
+        if ref is not None:
+            if ref.name != name or not is_volume_bound_to_claim(pv, claim):
+                continue
+        elif delayed or volume_class(pv) != requested_class:
+            continue
+        if access_modes_satisfied(claim, pv):
+            out.append(pv)
+    return out

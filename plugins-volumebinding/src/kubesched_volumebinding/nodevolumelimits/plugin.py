@@ -1,13 +1,19 @@
 """NodeVolumeLimits: a node attaches at most so many volumes of each CSI driver.
 
-Upstream: pkg/scheduler/framework/plugins/nodevolumelimits/csi.go (CSILimits). The pod's
-CSI volumes (through claims and generic ephemeral volumes) that the node does not already
-have attached are counted per driver and compared with the driver's limit: the CSINode's
-`spec.drivers[].allocatable.count`, or the node's `attachable-volumes-csi-<driver>`
-allocatable. A claim not bound yet counts once for its class's provisioner.
+Upstream: pkg/scheduler/framework/plugins/nodevolumelimits/csi.go (CSILimits), v1.34. The
+pod's volumes that the node does not already have attached are counted per driver and
+compared with the driver's limit: the CSINode's `spec.drivers[].allocatable.count`, or the
+node's `attachable-volumes-csi-<driver>` allocatable. A claim not bound yet counts once for
+its class's provisioner. Volumes of in-tree plugins that migrated to CSI (a PV's
+`awsElasticBlockStore`, an inline `gcePersistentDisk` ...) count against their CSI
+driver, with the translated volume handle, where migration is on for the node
+(`storage.is_csi_migration_on`: a CSINode, and for Portworx its migrated-plugins
+annotation).
 
-Deviation: in-tree volumes (and inline ones) are not translated to their CSI drivers, so
-only volumes that are CSI to begin with count (upstream translates migrated plugins).
+Upstream recounts everything for every node; here the same answers come from memos
+(`counting.py`): the pod's own volumes are counted once per cycle, a node's pods' volumes
+are counted again only when an object they were counted from changed, and not at all when
+the pod stays under every limit even if each of those volumes were attached.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from typing import Any, ClassVar, Final
 
 from pydantic import BaseModel
 
-from kubesched.api import Pod
+from kubesched.api import Node, Pod
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
@@ -37,13 +43,34 @@ from kubesched.framework import (
     QueueingHint,
     Status,
 )
+from kubesched_volumebinding.common import (
+    StoragePlugin,
+    is_schedulable_after_claim_added,
+    namespace_of,
+    skip_unless,
+)
 from kubesched_volumebinding.names import NODE_VOLUME_LIMITS
+from kubesched_volumebinding.nodevolumelimits.counting import (
+    Attachable,
+    Count,
+    NodeVolumes,
+    PodVolumes,
+    RecordingListers,
+    Volumes,
+)
 from kubesched_volumebinding.storage import (
     CSINode,
     Listers,
     PersistentVolumeClaim,
+    TranslationError,
     claim_class,
-    claim_refs_of_pod,
+    csi_migration_key,
+    in_tree_plugin_named,
+    inline_in_tree_plugin,
+    is_csi_migration_on,
+    pv_in_tree_plugin,
+    translate_inline_volume,
+    translate_pv,
     volume_is_for_pod,
 )
 
@@ -59,6 +86,7 @@ ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED: Final = "node(s) exceed max volume count"
 ATTACHABLE_VOLUMES_PREFIX: Final = "attachable-volumes-"
 CSI_ATTACH_LIMIT_PREFIX: Final = "attachable-volumes-csi-"
 _RESOURCE_NAME_LENGTH_LIMIT: Final = 63
+_STATE_KEY: Final = "PreFilter" + NODE_VOLUME_LIMITS
 
 
 def csi_attach_limit_key(driver: str) -> str:
@@ -74,7 +102,7 @@ class _NotFound(Exception):
     pass
 
 
-class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
+class NodeVolumeLimits(StoragePlugin, PreFilterPlugin, FilterPlugin, EnqueueExtensions):
     """Rejects nodes that would exceed a CSI driver's attach limit (Unschedulable)."""
 
     name: ClassVar[str] = NODE_VOLUME_LIMITS
@@ -82,53 +110,127 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
 
     def __init__(self, args: BaseModel, handle: Handle) -> None:
         super().__init__(args, handle)
-        self.listers = Listers(handle.cluster)
         # a claim not bound yet gets a made-up volume handle, unique to this plugin
         rng = random.Random(0)
         self.random_prefix = "".join(rng.choices(string.ascii_lowercase, k=32))
+        self._nodes: dict[str, NodeVolumes] = {}
 
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status | None]:
-        if claim_refs_of_pod(pod):
-            return None, None
-        return None, Status.skip()
+        needed = any(_may_attach(v) for v in pod.spec.volumes)
+        if needed:
+            state.write(_STATE_KEY, PodVolumes())
+        return skip_unless(needed)
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        memo = state.get(_STATE_KEY)
+        count = self._count(pod, node_info, memo if isinstance(memo, PodVolumes) else None)
+        if count is None or isinstance(count, Status):
+            return count
+        if count.exceeded():
+            return Status.unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED)
+        return None
+
+    def explain_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> list[str]:
+        """Per driver over its limit: attached, new (which volumes) and the limit."""
+        count = self._count(pod, node_info)
+        if count is None or isinstance(count, Status):
+            return []
+        lines = []
+        for key in count.exceeded():
+            new = count.new[key]
+            attached = count.attached.get(key, 0)
+            lines.append(
+                f"driver {new[0].driver}: {attached} volume(s) attached + {len(new)} new "
+                f"({', '.join(v.origin for v in new)}) > limit {count.limits[key]}"
+            )
+        return lines
+
+    def _count(
+        self, pod: Pod, node_info: NodeInfo, memo: PodVolumes | None = None
+    ) -> Count | Status | None:
+        """The counts Filter compares, a Status when the pod cannot be counted, or None
+        when nothing limits it here (or it is under every limit whatever is attached).
+        `memo` keeps the pod's own volumes for the cycle."""
         node = node_info.node
         if not pod.spec.volumes or node is None:
             return None
         csi_node = self.listers.csi_node(node.metadata.name)
-        new_volumes: dict[str, str] = {}
+        own = self._own_volumes(pod, csi_node, memo)
+        if isinstance(own, _NotFound):
+            return Status.unresolvable(str(own))
+        if isinstance(own, Exception):
+            return Status.as_error(own)
+        if not own:
+            return None
+        on_node = self._node_volumes(node_info, node, csi_node)
+        if not on_node.limits:
+            return None
+        if not on_node.may_fail and on_node.cannot_exceed(own):
+            return None
+        attached = self._attached(on_node)
+        if isinstance(attached, Exception):
+            return Status.as_error(attached)
+        new: dict[str, list[Attachable]] = {}
+        for unique, volume in own.items():
+            if unique not in attached:  # a volume shared with a pod there counts once
+                new.setdefault(volume.key, []).append(volume)
+        return Count(on_node.limits, on_node.attached_count, new)
+
+    def _own_volumes(
+        self, pod: Pod, csi_node: CSINode | None, memo: PodVolumes | None
+    ) -> Volumes | Exception:
+        """The pod's volumes as a node with this CSINode counts them, or why they cannot
+        be counted (_NotFound: a missing claim; ValueError: anything else)."""
+        key = csi_migration_key(csi_node)
+        if memo is not None and key in memo.by_key:
+            return memo.by_key[key]
+        volumes: Volumes = {}
+        outcome: Volumes | Exception
         try:
-            self._attachable_volumes(pod, csi_node, True, new_volumes)
-        except _NotFound as exc:
-            return Status.unresolvable(str(exc))
-        except ValueError as exc:
-            return Status.as_error(exc)
-        if not new_volumes:
-            return None
-        limits = self._volume_limits(node_info, csi_node)
-        if not limits:
-            return None
-        attached: dict[str, str] = {}
-        for existing in node_info.pods:
+            self._attachable_volumes(pod, csi_node, True, volumes, self.listers)
+            outcome = volumes
+        except (_NotFound, ValueError) as exc:
+            outcome = exc
+        if memo is not None:
+            memo.by_key[key] = outcome
+        return outcome
+
+    def _node_volumes(
+        self, node_info: NodeInfo, node: Node, csi_node: CSINode | None
+    ) -> NodeVolumes:
+        """The node's entry, new when its node, CSINode or pods changed."""
+        name = node.metadata.name
+        entry = self._nodes.get(name)
+        if entry is None or not entry.same_node(node_info, csi_node):
+            limits = self._volume_limits(node_info, csi_node)
+            entry = NodeVolumes(node, csi_node, [p.pod for p in node_info.pods], limits)
+            self._nodes[name] = entry
+        return entry
+
+    def _attached(self, entry: NodeVolumes) -> Volumes | Exception:
+        """What the node's pods have attached (counted again when an object it was
+        counted from changed), or why they cannot be counted."""
+        if entry.counted(self.listers.cluster):
+            assert entry.attached is not None
+            return entry.attached
+        listers = RecordingListers(self.listers.cluster)
+        attached: Volumes = {}
+        outcome: Volumes | Exception = attached
+        for pod in entry.pods:
             try:
-                self._attachable_volumes(existing.pod, csi_node, False, attached)
+                self._attachable_volumes(pod, entry.csi_node, False, attached, listers)
             except (ValueError, _NotFound) as exc:
-                return Status.as_error(exc)
-        attached_count: dict[str, int] = {}
-        for unique, key in attached.items():
-            new_volumes.pop(unique, None)  # a volume shared with a pod there counts once
-            attached_count[key] = attached_count.get(key, 0) + 1
-        new_count: dict[str, int] = {}
-        for key in new_volumes.values():
-            new_count[key] = new_count.get(key, 0) + 1
-        for key, count in new_count.items():
-            limit = limits.get(key)
-            if limit is not None and attached_count.get(key, 0) + count > limit:
-                return Status.unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED)
-        return None
+                outcome = exc
+                break
+        counts: dict[str, int] = {}
+        for volume in attached.values():
+            counts[volume.key] = counts.get(volume.key, 0) + 1
+        entry.seen = listers.seen
+        entry.attached = outcome
+        entry.attached_count = counts
+        return outcome
 
     def _volume_limits(self, node_info: NodeInfo, csi_node: CSINode | None) -> dict[str, int]:
         limits = {
@@ -143,48 +245,95 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         return limits
 
     def _attachable_volumes(
-        self, pod: Pod, csi_node: CSINode | None, new_pod: bool, result: dict[str, str]
+        self,
+        pod: Pod,
+        csi_node: CSINode | None,
+        new_pod: bool,
+        result: Volumes,
+        listers: Listers,
     ) -> None:
-        """Add the pod's CSI volumes to `result` (unique name → limit key). A missing
-        claim is _NotFound for the pod being scheduled and ignored for others."""
-        namespace = pod.metadata.namespace or "default"
-        for ref in claim_refs_of_pod(pod):
-            if not ref.name:
+        """Add the pod's CSI volumes to `result` (`driver/handle` → what it counts
+        against). A missing claim is _NotFound for the pod being scheduled and ignored for
+        others; a foreign ephemeral claim or an untranslatable inline volume is a
+        ValueError."""
+        namespace = namespace_of(pod)
+        for vol in pod.spec.volumes:
+            if vol.persistent_volume_claim is not None:
+                name, ephemeral = str(vol.persistent_volume_claim.get("claimName", "") or ""), False
+            elif vol.ephemeral is not None:
+                name, ephemeral = f"{pod.metadata.name}-{vol.name}", True
+            else:
+                self._inline_volume(vol, csi_node, result)
+                continue
+            if not name:
                 raise ValueError("PersistentVolumeClaim had no name")
-            pvc = self.listers.claim(namespace, ref.name)
+            pvc = listers.claim(namespace, name)
             if pvc is None:
                 if new_pod:
                     raise _NotFound(
-                        f"looking up PVC {namespace}/{ref.name}: "
-                        f'persistentvolumeclaim "{ref.name}" not found'
+                        f"looking up PVC {namespace}/{name}: "
+                        f'persistentvolumeclaim "{name}" not found'
                     )
                 continue
-            if ref.ephemeral:
+            if ephemeral:
                 problem = volume_is_for_pod(pod, pvc)
                 if problem is not None:
                     raise ValueError(problem)
-            driver, handle = self._driver_info(pvc)
+            driver, handle = self._driver_info(pvc, csi_node, listers)
             if not driver or not handle:
                 continue
-            result[f"{driver}/{handle}"] = csi_attach_limit_key(driver)
+            result[f"{driver}/{handle}"] = Attachable(
+                csi_attach_limit_key(driver), driver, f"claim {namespace}/{name}"
+            )
 
-    def _driver_info(self, pvc: PersistentVolumeClaim) -> tuple[str, str]:
+    def _inline_volume(
+        self, vol: Any, csi_node: CSINode | None, result: dict[str, Attachable]
+    ) -> None:
+        """An inline volume counts when its in-tree plugin migrated to CSI on the node
+        (upstream checkAttachableInlineVolume)."""
+        plugin = inline_in_tree_plugin(vol)
+        if plugin is None or not is_csi_migration_on(csi_node, plugin.name):
+            return
+        try:
+            driver, handle = translate_inline_volume(vol)
+        except TranslationError as exc:
+            raise ValueError(f"converting volume({vol.name}) from inline to csi: {exc}") from None
+        result[f"{driver}/{handle}"] = Attachable(
+            csi_attach_limit_key(driver), driver, f"volume {vol.name} ({plugin.source})"
+        )
+
+    def _driver_info(
+        self, pvc: PersistentVolumeClaim, csi_node: CSINode | None, listers: Listers
+    ) -> tuple[str, str]:
+        """The claim's CSI driver and volume handle (through its PV, translated when
+        in-tree), or ("", "") when it does not count (upstream getCSIDriverInfo)."""
         if pvc.spec.volume_name:
-            pv = self.listers.volume(pvc.spec.volume_name)
+            pv = listers.volume(pvc.spec.volume_name)
             if pv is not None:
                 csi = pv.spec.csi
-                if csi is None:
+                if csi is not None:
+                    return str(csi.get("driver", "")), str(csi.get("volumeHandle", ""))
+                plugin = pv_in_tree_plugin(pv)
+                if plugin is None or not is_csi_migration_on(csi_node, plugin.name):
                     return "", ""
-                return str(csi.get("driver", "")), str(csi.get("volumeHandle", ""))
+                try:
+                    return translate_pv(pv)
+                except TranslationError:
+                    return "", ""
         # not bound (or the PV is gone): count it for the class's provisioner
         class_name = claim_class(pvc)
         if not class_name:
             return "", ""
-        sc = self.listers.storage_class(class_name)
+        sc = listers.storage_class(class_name)
         if sc is None:
             return "", ""
-        namespace = pvc.metadata.namespace or "default"
-        return sc.provisioner, f"{self.random_prefix}-{namespace}/{pvc.metadata.name}"
+        handle = f"{self.random_prefix}-{namespace_of(pvc)}/{pvc.metadata.name}"
+        plugin = in_tree_plugin_named(sc.provisioner)
+        if plugin is not None:
+            if not is_csi_migration_on(csi_node, plugin.name):
+                return "", ""
+            return plugin.driver, handle
+        return sc.provisioner, handle
 
     # -- EnqueueExtensions ----------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
@@ -205,15 +354,19 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
             return QueueingHint.Queue
         if not old.spec.volumes or not old.spec.node_name:
             return QueueingHint.QueueSkip
-        if claim_refs_of_pod(old):
+        if any(_may_attach(v) for v in old.spec.volumes):
             return QueueingHint.Queue
         return QueueingHint.QueueSkip
 
     def is_schedulable_after_pvc_added(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
-        if not isinstance(new, PersistentVolumeClaim):
-            return QueueingHint.Queue
-        if (new.metadata.namespace or "default") != (pod.metadata.namespace or "default"):
-            return QueueingHint.QueueSkip
-        if any(ref.name == new.metadata.name for ref in claim_refs_of_pod(pod)):
-            return QueueingHint.Queue
-        return QueueingHint.QueueSkip
+        return is_schedulable_after_claim_added(pod, new, ephemeral=True)
+
+
+def _may_attach(vol: Any) -> bool:
+    """A claim, a generic ephemeral volume or an inline volume of a migratable in-tree
+    plugin: what this plugin may count."""
+    return (
+        vol.persistent_volume_claim is not None
+        or vol.ephemeral is not None
+        or inline_in_tree_plugin(vol) is not None
+    )

@@ -1,6 +1,6 @@
 """The storage kinds (PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode,
-CSIDriver, CSIStorageCapacity), their registration, and the rules about them that the
-plugins and the embedded controllers share."""
+CSIDriver, CSIStorageCapacity), their registration, the rules about them that the
+plugins and the embedded controllers share, and the in-tree → CSI translation."""
 
 from kubesched_volumebinding.storage._helpers import (
     ANN_BETA_STORAGE_CLASS,
@@ -30,6 +30,7 @@ from kubesched_volumebinding.storage._helpers import (
     volume_is_for_pod,
     volume_limit,
     volume_mode_mismatch,
+    volume_source,
 )
 from kubesched_volumebinding.storage._kinds import storage_kinds
 from kubesched_volumebinding.storage._listers import Listers
@@ -54,6 +55,18 @@ from kubesched_volumebinding.storage._models import (
     VolumeNodeResources,
     VolumeResourceRequirements,
 )
+from kubesched_volumebinding.storage._translation import (
+    IN_TREE_PLUGINS,
+    InTreePlugin,
+    TranslationError,
+    csi_migration_key,
+    in_tree_plugin_named,
+    inline_in_tree_plugin,
+    is_csi_migration_on,
+    pv_in_tree_plugin,
+    translate_inline_volume,
+    translate_pv,
+)
 
 __all__ = [
     "ANN_BETA_STORAGE_CLASS",
@@ -63,6 +76,7 @@ __all__ = [
     "ANN_DYNAMICALLY_PROVISIONED",
     "ANN_MIGRATED_PLUGINS",
     "ANN_SELECTED_NODE",
+    "IN_TREE_PLUGINS",
     "NOT_SUPPORTED_PROVISIONER",
     "STORAGE",
     "CSIDriver",
@@ -72,6 +86,7 @@ __all__ = [
     "CSINodeSpec",
     "CSIStorageCapacity",
     "ClaimRef",
+    "InTreePlugin",
     "Listers",
     "ObjectReference",
     "PersistentVolume",
@@ -83,25 +98,34 @@ __all__ = [
     "StorageClass",
     "TopologySelectorLabelRequirement",
     "TopologySelectorTerm",
+    "TranslationError",
     "VolumeNodeAffinity",
     "VolumeNodeResources",
     "VolumeResourceRequirements",
     "access_modes_satisfied",
     "claim_class",
     "claim_refs_of_pod",
+    "csi_migration_key",
     "default_storage_class",
+    "in_tree_plugin_named",
+    "inline_in_tree_plugin",
+    "is_csi_migration_on",
     "is_delay_binding_mode",
     "is_fully_bound",
     "is_volume_bound_to_claim",
     "node_affinity_error",
     "pv_capacity",
+    "pv_in_tree_plugin",
     "request_bytes",
     "requested_storage",
     "resource_version",
     "storage_kinds",
     "topology_matches",
+    "translate_inline_volume",
+    "translate_pv",
     "volume_class",
     "volume_is_for_pod",
     "volume_limit",
     "volume_mode_mismatch",
+    "volume_source",
 ]

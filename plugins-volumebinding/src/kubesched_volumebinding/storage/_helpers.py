@@ -11,6 +11,8 @@ from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Final
 
+from pydantic import BaseModel
+
 from kubesched.api import NodeSelector, NodeSelectorRequirement, Pod, Volume, int_value
 from kubesched_volumebinding.storage._models import (
     CSIStorageCapacity,
@@ -48,6 +50,7 @@ __all__ = [
     "volume_is_for_pod",
     "volume_limit",
     "volume_mode_mismatch",
+    "volume_source",
 ]
 
 STORAGE: Final = "storage"
@@ -296,3 +299,21 @@ def volume_is_for_pod(pod: Pod, pvc: PersistentVolumeClaim) -> str | None:
 def request_bytes(pvc: PersistentVolumeClaim) -> int:
     """The claim's request as whole bytes (upstream Quantity.Value, rounding up)."""
     return int_value(requested_storage(pvc))
+
+
+def _snake(name: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in name)
+
+
+def volume_source(obj: BaseModel, name: str) -> dict[str, Any] | None:
+    """A volume source by its manifest name (`awsElasticBlockStore`) of a pod volume or a
+    PV spec: the typed field when the model has one, else the field kept as written
+    (manifests give camelCase; Python-built objects may use snake_case)."""
+    snake = _snake(name)
+    value = getattr(obj, snake, None) if snake in type(obj).model_fields else None
+    if value is None:
+        extra = obj.model_extra or {}
+        value = extra.get(name)
+        if value is None:
+            value = extra.get(snake)
+    return value if isinstance(value, dict) else None

@@ -2,8 +2,9 @@
 
 Upstream: k8s.io/api/core/v1/types.go (PersistentVolume, PersistentVolumeClaim) and
 k8s.io/api/storage/v1/types.go (StorageClass, CSINode, CSIDriver, CSIStorageCapacity). Only
-the fields the scheduler, the PV controller and the provisioner read are typed; the volume
-source of a PV (`csi`, `local`, `hostPath` ...) is kept as written. API-server defaults are
+the fields the scheduler, the PV controller and the provisioner read are typed; a PV's
+volume sources (`csi`, the migrated in-tree ones, `local`, `hostPath` ...) are kept as
+written. API-server defaults are
 applied where upstream's defaulting would (a StorageClass binds `Immediate`, a PV is
 `Pending` until the PV controller sees it).
 """
@@ -57,7 +58,9 @@ class VolumeNodeAffinity(K8sModel):
 
 
 class PersistentVolumeSpec(K8sModel):
-    """Volume sources other than the typed ones are kept as written (extra fields)."""
+    """Volume sources other than the typed ones are kept as written (extra fields). The
+    in-tree sources that migrated to CSI drivers are typed (as written, like `csi`), so
+    NodeVolumeLimits can count them against their driver (`storage.translate_pv`)."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -71,6 +74,14 @@ class PersistentVolumeSpec(K8sModel):
     volume_attributes_class_name: str | None = None
     mount_options: list[str] = Field(default_factory=list)
     csi: dict[str, Any] | None = None
+    aws_elastic_block_store: dict[str, Any] | None = None
+    gce_persistent_disk: dict[str, Any] | None = None
+    azure_disk: dict[str, Any] | None = None
+    azure_file: dict[str, Any] | None = None
+    cinder: dict[str, Any] | None = None
+    vsphere_volume: dict[str, Any] | None = None
+    portworx_volume: dict[str, Any] | None = None
+    rbd: dict[str, Any] | None = None
 
 
 class PersistentVolumeStatus(K8sModel):

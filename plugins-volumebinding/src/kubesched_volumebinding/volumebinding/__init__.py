@@ -37,6 +37,7 @@ from kubesched_volumebinding.volumebinding.plugin import (
 )
 from kubesched_volumebinding.volumebinding.prebind import VolumeBindingWaiter
 from kubesched_volumebinding.volumebinding.scorer import StorageResource, build_scorer
+from kubesched_volumebinding.volumebinding.volume_index import ClassVolumes
 
 __all__ = [
     "DEFAULT_BIND_TIMEOUT_SECONDS",
@@ -50,6 +51,7 @@ __all__ = [
     "AssumeCacheError",
     "BinderOptions",
     "BindingInfo",
+    "ClassVolumes",
     "DynamicProvision",
     "Listers",
     "NotFoundInCacheError",

@@ -11,7 +11,9 @@ Per key it holds the last object the informer delivered (`api`) and the newest o
   strictly newer than the latest one (so a resync never undoes an assumption);
 - a delete drops the entry, assumption and all;
 - `assume` needs an existing entry and a resourceVersion at least the latest one's;
-- `restore` puts the informer's object back (a no-op for a deleted key).
+- `restore` puts the informer's object back (a no-op for a deleted key) and tells the
+  restore handlers, as upstream's generic assume cache tells its event handlers: nothing
+  was written, so no watch event will say that the object is free again.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from kubesched_volumebinding.storage import (
     resource_version,
     volume_class,
 )
+from kubesched_volumebinding.volumebinding.volume_index import ClassVolumeIndex, ClassVolumes
 
 __all__ = [
     "AssumeCache",
@@ -43,6 +46,7 @@ _T = TypeVar("_T")
 
 PV_DESCRIPTION: Final = "v1.PersistentVolume"
 PVC_DESCRIPTION: Final = "v1.PersistentVolumeClaim"
+_NO_VOLUMES: Final = ClassVolumeIndex().snapshot()
 
 
 class AssumeCacheError(Exception):
@@ -82,6 +86,12 @@ class AssumeCache(Generic[_T]):
         self._key = key
         self._index = index
         self._entries: dict[str, _Entry[_T]] = {}
+        self._restore_handlers: list[Callable[[_T, _T], None]] = []
+
+    def add_restore_handler(self, handler: Callable[[_T, _T], None]) -> None:
+        """Call `handler(assumed, informer_object)` whenever `restore` undoes an
+        assumption (a restore with nothing assumed calls nothing)."""
+        self._restore_handlers.append(handler)
 
     # -- informer side ------------------------------------------------------------------
     def on_watch_event(self, event: WatchEvent) -> None:
@@ -104,9 +114,17 @@ class AssumeCache(Generic[_T]):
             if new <= stored:
                 return
         self._entries[key] = _Entry(obj)
+        self._changed(key, entry.latest if entry is not None else None, obj)
 
     def delete(self, obj: _T) -> None:
-        self._entries.pop(self._key(obj), None)
+        key = self._key(obj)
+        entry = self._entries.pop(key, None)
+        if entry is not None:
+            self._changed(key, entry.latest, None)
+
+    def _changed(self, key: str, old: _T | None, new: _T | None) -> None:
+        """The latest object of `key` went from `old` to `new` (None: absent); a subclass
+        keeps its indexes here."""
 
     # -- readers ------------------------------------------------------------------------
     def get(self, key: str) -> _T:
@@ -158,13 +176,19 @@ class AssumeCache(Generic[_T]):
             raise AssumeCacheError(
                 f'{self.description} "{key}" is out of sync (stored: {stored}, assume: {new})'
             )
-        entry.latest = obj
+        old, entry.latest = entry.latest, obj
+        self._changed(key, old, obj)
 
     def restore(self, key: str) -> None:
-        """Back to the informer's object; nothing happens for a key that is gone."""
+        """Back to the informer's object; nothing happens for a key that is gone or has
+        nothing assumed. Restore handlers are told of an assumption undone."""
         entry = self._entries.get(key)
-        if entry is not None:
-            entry.latest = entry.api
+        if entry is None or entry.latest is entry.api:
+            return
+        assumed, entry.latest = entry.latest, entry.api
+        self._changed(key, assumed, entry.api)
+        for handler in self._restore_handlers:
+            handler(assumed, entry.api)
 
     def _entry(self, key: str) -> _Entry[_T]:
         entry = self._entries.get(key)
@@ -182,13 +206,33 @@ def _pvc_key(pvc: PersistentVolumeClaim) -> str:
 
 
 class PVAssumeCache(AssumeCache[PersistentVolume]):
-    """PVs by name, listed by storage class (of the latest object)."""
+    """PVs by name, listed by storage class (of the latest object), each class's PVs
+    indexed for VolumeBinding's Filter (`volume_index.py`) as they change."""
 
     def __init__(self) -> None:
         super().__init__(PV_DESCRIPTION, _pv_key, volume_class)
+        self._classes: dict[str, ClassVolumeIndex] = {}
+
+    def _changed(
+        self, key: str, old: PersistentVolume | None, new: PersistentVolume | None
+    ) -> None:
+        if old is not None:
+            name = volume_class(old)
+            index = self._classes[name]
+            index.remove(key)
+            if not len(index):
+                del self._classes[name]
+        if new is not None:
+            self._classes.setdefault(volume_class(new), ClassVolumeIndex()).put(new)
 
     def list_pvs(self, storage_class: str) -> builtins.list[PersistentVolume]:
-        return self.list(storage_class)
+        """The class's latest PVs, in name order."""
+        return builtins.list(self.class_volumes(storage_class))
+
+    def class_volumes(self, storage_class: str) -> ClassVolumes:
+        """The class's latest PVs as they are now (an immutable, indexed sequence)."""
+        index = self._classes.get(storage_class)
+        return index.snapshot() if index is not None else _NO_VOLUMES
 
 
 class PVCAssumeCache(AssumeCache[PersistentVolumeClaim]):

@@ -6,11 +6,13 @@ for the PV controller (BindPodVolumes) are in `prebind.py`.
 
 Beyond upstream (each switchable through `BinderOptions`): a claim referenced twice by a
 pod is considered once; a `selected-node` naming a node that no longer exists does not pin
-the pod to it (upstream issues #100485, #112347).
+the pod to it (upstream issues #100485, #112347); an assumption reverted without an API
+write requeues the pods it rejected (the plugin reports it, see plugin.py).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -43,6 +45,7 @@ from kubesched_volumebinding.volumebinding.assume_cache import (
     PVCAssumeCache,
 )
 from kubesched_volumebinding.volumebinding.matching import capacity_for, find_matching_volume
+from kubesched_volumebinding.volumebinding.volume_index import ClassVolumes
 
 __all__ = [
     "ERR_REASON_BIND_CONFLICT",
@@ -81,6 +84,9 @@ class BinderOptions:
     """A claim whose selected-node names a node that is gone does not pin the pod."""
     name_unbound_claims_on_timeout: bool = True
     """PreBind's timeout error lists the claims that were still unbound."""
+    requeue_on_revert: bool = True
+    """An assumption undone without an API write (Unreserve, a failed PreBind) is
+    reported as a PV/PVC update, so the pods it kept out are retried at once."""
 
 
 @dataclass
@@ -117,21 +123,33 @@ class PodVolumes:
 @dataclass
 class PodVolumeClaims:
     """A pod's claims sorted by how they bind, and the PVs (latest view) of each class of
-    the delayed ones, listed once per cycle."""
+    the delayed ones, taken once per cycle: a `ClassVolumes` index from the assume cache
+    (or any sequence of PVs, matched by a plain scan)."""
 
     bound: list[PersistentVolumeClaim] = field(default_factory=list)
     delayed: list[PersistentVolumeClaim] = field(default_factory=list)
     immediate: list[PersistentVolumeClaim] = field(default_factory=list)
-    volumes_by_class: dict[str, list[PersistentVolume]] = field(default_factory=dict)
+    volumes_by_class: dict[str, Sequence[PersistentVolume]] = field(default_factory=dict)
 
 
 def bind_volume_to_claim(
     pv: PersistentVolume, claim: PersistentVolumeClaim
 ) -> tuple[PersistentVolume, bool]:
     """A copy of `pv` bound to `claim` (claimRef, and bound-by-controller unless it was
-    already bound to it), and whether anything changed (upstream GetBindVolumeToClaim)."""
+    already bound to it), and whether anything changed (upstream GetBindVolumeToClaim).
+
+    The copy has its own metadata, annotations, spec and status (a caller may set them);
+    deeper parts it does not change are shared, as stored objects are never changed."""
     set_bound_by_controller = not is_volume_bound_to_claim(pv, claim)
-    clone = pv.model_copy(deep=True)
+    clone = pv.model_copy(
+        update={
+            "metadata": pv.metadata.model_copy(
+                update={"annotations": dict(pv.metadata.annotations)}
+            ),
+            "spec": pv.spec.model_copy(),
+            "status": pv.status.model_copy(),
+        }
+    )
     dirty = False
     ref = pv.spec.claim_ref
     namespace = claim.metadata.namespace or "default"
@@ -211,7 +229,7 @@ class VolumeBinder:
         for pvc in claims.delayed:
             name = claim_class(pvc)
             if name not in claims.volumes_by_class:
-                claims.volumes_by_class[name] = self.pv_cache.list_pvs(name)
+                claims.volumes_by_class[name] = self.pv_cache.class_volumes(name)
         return claims
 
     # -- Filter ---------------------------------------------------------------------------
@@ -283,24 +301,28 @@ class VolumeBinder:
     def _find_matching_volumes(
         self,
         claims: list[PersistentVolumeClaim],
-        volumes_by_class: dict[str, list[PersistentVolume]],
+        volumes_by_class: dict[str, Sequence[PersistentVolume]],
         node: Node,
     ) -> tuple[bool, list[BindingInfo], list[PersistentVolumeClaim]]:
         """Smallest request first, each claim takes the smallest fitting PV and no PV is
         given to two claims of the pod. Returns (all matched, bindings, unmatched)."""
-        ordered = sorted(claims, key=lambda c: (requested_storage(c), c.metadata.name))
+        ordered = (
+            claims
+            if len(claims) < 2
+            else sorted(claims, key=lambda c: (requested_storage(c), c.metadata.name))
+        )
         chosen: set[str] = set()
         bindings: list[BindingInfo] = []
         unmatched: list[PersistentVolumeClaim] = []
+        vac = self.features.volume_attributes_class
         for pvc in ordered:
-            pv = find_matching_volume(
-                pvc,
-                volumes_by_class.get(claim_class(pvc), []),
-                node,
-                chosen,
-                delay_binding=True,
-                volume_attributes_class=self.features.volume_attributes_class,
-            )
+            volumes = volumes_by_class.get(claim_class(pvc), ())
+            if isinstance(volumes, ClassVolumes):
+                pv = volumes.find_matching_volume(pvc, node, chosen, volume_attributes_class=vac)
+            else:
+                pv = find_matching_volume(
+                    pvc, volumes, node, chosen, delay_binding=True, volume_attributes_class=vac
+                )
             if pv is None:
                 unmatched.append(pvc)
                 continue

@@ -17,14 +17,13 @@ from kubesched.framework import (
     EventResource,
     QueueingHint,
 )
+from kubesched_volumebinding.common import is_schedulable_after_claim_added
 from kubesched_volumebinding.storage import (
     ANN_MIGRATED_PLUGINS,
     CSIDriver,
     CSINode,
     CSIStorageCapacity,
-    PersistentVolumeClaim,
     StorageClass,
-    claim_refs_of_pod,
     volume_limit,
 )
 
@@ -78,13 +77,7 @@ def after_storage_class_change(pod: Pod, old: Any, new: Any) -> QueueingHint:
 
 def after_pvc_change(pod: Pod, old: Any, new: Any) -> QueueingHint:
     """A claim the pod uses (by name, in its namespace) was created or changed."""
-    if not isinstance(new, PersistentVolumeClaim):
-        return QueueingHint.Queue
-    if (pod.metadata.namespace or "default") != (new.metadata.namespace or "default"):
-        return QueueingHint.QueueSkip
-    if any(ref.name == new.metadata.name for ref in claim_refs_of_pod(pod)):
-        return QueueingHint.Queue
-    return QueueingHint.QueueSkip
+    return is_schedulable_after_claim_added(pod, new, ephemeral=True)
 
 
 def after_csi_node_change(pod: Pod, old: Any, new: Any) -> QueueingHint:

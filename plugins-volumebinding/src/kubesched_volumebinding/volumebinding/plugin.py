@@ -6,6 +6,12 @@ unbound claim or checks the class can provision there; Reserve assumes the decis
 assume caches; PreBind writes it and waits for the PV controller; Unreserve undoes the
 assumptions. Score (behind the StorageCapacityScoring gate) prefers nodes by storage use.
 Every rejection is UnschedulableAndUnresolvable: preemption cannot free a volume.
+
+Beyond upstream: an assumption undone without an API write (Unreserve, a failed PreBind)
+is reported through the Handle as a PV or PVC update, so the pods kept out by it are
+retried at once rather than at the unschedulable pool's 5-minute flush (upstream wires
+only DRA's assume cache to the queue; PV/PVC events come from informers alone). Filter
+rejections are explained claim by claim for `--explain` (`explain.py`).
 """
 
 from __future__ import annotations
@@ -18,9 +24,12 @@ from pydantic import BaseModel
 
 from kubesched.api import Pod, int_value
 from kubesched.framework import (
+    ActionType,
+    ClusterEvent,
     ClusterEventWithHint,
     CycleState,
     EnqueueExtensions,
+    EventResource,
     FilterPlugin,
     Handle,
     NodeInfo,
@@ -33,10 +42,12 @@ from kubesched.framework import (
     StateData,
     Status,
 )
+from kubesched_volumebinding.common import StoragePlugin, namespace_of
 from kubesched_volumebinding.features import Features, current_features
 from kubesched_volumebinding.names import VOLUME_BINDING
 from kubesched_volumebinding.storage import (
-    Listers,
+    PersistentVolume,
+    PersistentVolumeClaim,
     claim_refs_of_pod,
     request_bytes,
     volume_is_for_pod,
@@ -55,6 +66,7 @@ from kubesched_volumebinding.volumebinding.binder import (
     VolumeBinder,
     VolumeBindingError,
 )
+from kubesched_volumebinding.volumebinding.explain import explain_pod_volumes
 from kubesched_volumebinding.volumebinding.prebind import VolumeBindingWaiter
 from kubesched_volumebinding.volumebinding.scorer import (
     StorageResource,
@@ -86,6 +98,7 @@ class VolumeBindingState:
 
 
 class VolumeBinding(
+    StoragePlugin,
     PreFilterPlugin,
     FilterPlugin,
     PreScorePlugin,
@@ -107,11 +120,13 @@ class VolumeBinding(
         super().__init__(args, handle)
         self.features: Features = current_features()
         cluster = handle.cluster
-        self.listers = Listers(cluster)
         self.pv_cache = PVAssumeCache()
         self.pvc_cache = PVCAssumeCache()
         cluster.watch("PersistentVolume", self.pv_cache.on_watch_event)
         cluster.watch("PersistentVolumeClaim", self.pvc_cache.on_watch_event)
+        if self.options.requeue_on_revert:
+            self.pv_cache.add_restore_handler(self._pv_restored)
+            self.pvc_cache.add_restore_handler(self._pvc_restored)
         self.binder = VolumeBinder(
             self.listers,
             self.pv_cache,
@@ -124,11 +139,21 @@ class VolumeBinding(
         if self.features.storage_capacity_scoring:
             self.scorer = build_scorer(args.shape or [])
 
+    def _pv_restored(self, assumed: PersistentVolume, api: PersistentVolume) -> None:
+        # the PV is free again (its claimRef was only assumed): like an informer update
+        event = ClusterEvent(EventResource.PersistentVolume, ActionType.UpdateOther)
+        self.report_cluster_event(event, assumed, api)
+
+    def _pvc_restored(self, assumed: PersistentVolumeClaim, api: PersistentVolumeClaim) -> None:
+        # the claim lost an assumed selected-node
+        event = ClusterEvent(EventResource.PersistentVolumeClaim, ActionType.UpdateOther)
+        self.report_cluster_event(event, assumed, api)
+
     # -- PreFilter ------------------------------------------------------------------------
     def _pod_has_pvcs(self, pod: Pod) -> tuple[bool, str | None]:
         """Whether the pod uses claims, and the first problem that makes it unschedulable
         (a claim missing, lost, being deleted, or not the pod's own ephemeral claim)."""
-        namespace = pod.metadata.namespace or "default"
+        namespace = namespace_of(pod)
         refs = claim_refs_of_pod(pod)
         for ref in refs:
             pvc = self.listers.claim(namespace, ref.name)
@@ -188,6 +213,20 @@ class VolumeBinding(
         data.pod_volumes_by_node[node.metadata.name] = volumes
         data.has_static_bindings = data.has_static_bindings or bool(volumes.static_bindings)
         return None
+
+    def explain_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> list[str]:
+        """Claim by claim, why the node does not fit: the bound PV's node affinity term,
+        the PVs of the class and why each does not fit, the class's provisioner,
+        allowedTopologies or CSIStorageCapacity (FilterExplainer)."""
+        node = node_info.node
+        if node is None:
+            return []
+        _, problem = self._pod_has_pvcs(pod)
+        if problem is not None:
+            return [problem]
+        data = state.get(STATE_KEY)
+        claims = data.claims if isinstance(data, VolumeBindingState) else None
+        return explain_pod_volumes(self.binder, pod, claims, node)
 
     # -- PreScore / Score -----------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:

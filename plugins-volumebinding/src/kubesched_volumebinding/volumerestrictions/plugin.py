@@ -26,7 +26,6 @@ from kubesched.framework import (
     EnqueueExtensions,
     EventResource,
     FilterPlugin,
-    Handle,
     NoArgs,
     NodeInfo,
     PodInfo,
@@ -37,8 +36,13 @@ from kubesched.framework import (
     StateData,
     Status,
 )
+from kubesched_volumebinding.common import (
+    StoragePlugin,
+    is_schedulable_after_claim_added,
+    namespace_of,
+)
 from kubesched_volumebinding.names import VOLUME_RESTRICTIONS
-from kubesched_volumebinding.storage import Listers, PersistentVolumeClaim
+from kubesched_volumebinding.storage import PersistentVolumeClaim, volume_source
 
 __all__ = [
     "ERR_REASON_DISK_CONFLICT",
@@ -58,13 +62,7 @@ _CHECKED_SOURCES: Final = ("gcePersistentDisk", "awsElasticBlockStore", "rbd", "
 
 
 def _source(vol: Volume, name: str) -> dict[str, Any] | None:
-    """An untyped volume source by its manifest name (kept as an extra field)."""
-    extra = vol.model_extra or {}
-    value = extra.get(name)
-    if value is None:
-        snake = "".join("_" + c.lower() if c.isupper() else c for c in name)
-        value = extra.get(snake)
-    return value if isinstance(value, dict) else None
+    return volume_source(vol, name)
 
 
 def _needs_check(vol: Volume) -> bool:
@@ -108,14 +106,22 @@ def is_volume_conflict(vol: Volume, existing_pod: Pod) -> bool:
     return False
 
 
-def _satisfies_volume_conflicts(pod: Pod, node_info: NodeInfo) -> bool:
+def _volume_conflicts(pod: Pod, node_info: NodeInfo, *, first_only: bool) -> list[tuple[str, Pod]]:
+    """(volume name, pod on the node) for each of the pod's volumes that conflicts."""
+    out: list[tuple[str, Pod]] = []
     for vol in pod.spec.volumes:
         if not _needs_check(vol):
             continue
         for existing in node_info.pods:
             if is_volume_conflict(vol, existing.pod):
-                return False
-    return True
+                out.append((vol.name, existing.pod))
+                if first_only:
+                    return out
+    return out
+
+
+def _satisfies_volume_conflicts(pod: Pod, node_info: NodeInfo) -> bool:
+    return not _volume_conflicts(pod, node_info, first_only=True)
 
 
 @dataclass
@@ -141,18 +147,14 @@ class _Missing(Exception):
     pass
 
 
-class VolumeRestrictions(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
+class VolumeRestrictions(StoragePlugin, PreFilterPlugin, FilterPlugin, EnqueueExtensions):
     """Disk conflicts between pods on a node, and ReadWriteOncePod claims in use."""
 
     name: ClassVar[str] = VOLUME_RESTRICTIONS
     Args: ClassVar[type[BaseModel]] = NoArgs
 
-    def __init__(self, args: BaseModel, handle: Handle) -> None:
-        super().__init__(args, handle)
-        self.listers = Listers(handle.cluster)
-
     def _rwop_claims(self, pod: Pod) -> frozenset[str]:
-        namespace = pod.metadata.namespace or "default"
+        namespace = namespace_of(pod)
         names: set[str] = set()
         for vol in pod.spec.volumes:
             if vol.persistent_volume_claim is None:
@@ -165,16 +167,18 @@ class VolumeRestrictions(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
                 names.add(pvc.metadata.name)
         return frozenset(names)
 
-    def _claims_in_use(self) -> set[str]:
-        """`namespace/claim` of every claim a pod on a node of the snapshot uses."""
-        used: set[str] = set()
+    def _claims_in_use(self) -> dict[str, str]:
+        """`namespace/claim` of every claim a pod on a node of the snapshot uses → the
+        first such pod (`namespace/name`)."""
+        used: dict[str, str] = {}
         for node_info in self.handle.snapshot.list():
             for pod_info in node_info.pods:
                 pod = pod_info.pod
-                namespace = pod.metadata.namespace or "default"
+                namespace = namespace_of(pod)
                 for vol in pod.spec.volumes:
                     if vol.persistent_volume_claim is not None:
-                        used.add(f"{namespace}/{vol.persistent_volume_claim.get('claimName')}")
+                        claim = vol.persistent_volume_claim.get("claimName")
+                        used.setdefault(f"{namespace}/{claim}", f"{namespace}/{pod.metadata.name}")
         return used
 
     def pre_filter(
@@ -188,7 +192,7 @@ class VolumeRestrictions(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         conflicts = 0
         if claims:
             used = self._claims_in_use()
-            namespace = pod.metadata.namespace or "default"
+            namespace = namespace_of(pod)
             conflicts = sum(1 for c in claims if f"{namespace}/{c}" in used)
         if not needs_check and conflicts == 0:
             return None, Status.skip()
@@ -230,6 +234,26 @@ class VolumeRestrictions(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
             return Status.unschedulable(ERR_REASON_RWOP_CONFLICT)
         return None
 
+    def explain_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> list[str]:
+        """Which volume conflicts with which pod on the node, or which ReadWriteOncePod
+        claim is in use and by whom."""
+        lines = [
+            f"volume {vol} conflicts with a volume of pod {namespace_of(other)}/"
+            f"{other.metadata.name} on the node"
+            for vol, other in _volume_conflicts(pod, node_info, first_only=False)
+        ]
+        if lines:
+            return lines
+        data = state.get(PRE_FILTER_STATE_KEY)
+        if isinstance(data, _State) and data.conflicting_refs > 0:
+            used = self._claims_in_use()
+            namespace = namespace_of(pod)
+            for claim in sorted(data.rwop_claims):
+                user = used.get(f"{namespace}/{claim}")
+                if user is not None:
+                    lines.append(f"claim {namespace}/{claim} (ReadWriteOncePod) is used by {user}")
+        return lines
+
     # -- EnqueueExtensions ----------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
@@ -245,21 +269,13 @@ class VolumeRestrictions(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         ]
 
     def is_schedulable_after_pvc_added(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
-        if not isinstance(new, PersistentVolumeClaim):
-            return QueueingHint.Queue
-        if (new.metadata.namespace or "default") != (pod.metadata.namespace or "default"):
-            return QueueingHint.QueueSkip
-        for vol in pod.spec.volumes:
-            claim = vol.persistent_volume_claim
-            if claim is not None and claim.get("claimName") == new.metadata.name:
-                return QueueingHint.Queue
-        return QueueingHint.QueueSkip
+        return is_schedulable_after_claim_added(pod, new, ephemeral=False)
 
     def is_schedulable_after_pod_deleted(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
         deleted = old if isinstance(old, Pod) else None
         if deleted is None:
             return QueueingHint.Queue
-        if (deleted.metadata.namespace or "default") != (pod.metadata.namespace or "default"):
+        if namespace_of(deleted) != namespace_of(pod):
             return QueueingHint.QueueSkip
         if not _satisfies_volume_conflicts(pod, NodeInfo(None, [PodInfo(deleted)])):
             return QueueingHint.Queue

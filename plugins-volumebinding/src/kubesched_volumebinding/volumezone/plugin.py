@@ -24,7 +24,6 @@ from kubesched.framework import (
     EnqueueExtensions,
     EventResource,
     FilterPlugin,
-    Handle,
     NoArgs,
     NodeInfo,
     PreFilterPlugin,
@@ -33,9 +32,13 @@ from kubesched.framework import (
     StateData,
     Status,
 )
+from kubesched_volumebinding.common import (
+    StoragePlugin,
+    is_schedulable_after_claim_added,
+    namespace_of,
+)
 from kubesched_volumebinding.names import VOLUME_ZONE
 from kubesched_volumebinding.storage import (
-    Listers,
     PersistentVolume,
     PersistentVolumeClaim,
     StorageClass,
@@ -92,20 +95,25 @@ class _Rejected(Exception):
     pass
 
 
-class VolumeZone(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
+def _node_value(labels: dict[str, str], key: str) -> str | None:
+    """The node's value for a PV's topology key; a beta key on the PV matches the GA
+    label on the node."""
+    value = labels.get(key)
+    if value is None:
+        value = labels.get(_TO_GA.get(key, key))
+    return value
+
+
+class VolumeZone(StoragePlugin, PreFilterPlugin, FilterPlugin, EnqueueExtensions):
     """Checks the zone labels of a pod's bound PVs against the node's."""
 
     name: ClassVar[str] = VOLUME_ZONE
     Args: ClassVar[type[BaseModel]] = NoArgs
 
-    def __init__(self, args: BaseModel, handle: Handle) -> None:
-        super().__init__(args, handle)
-        self.listers = Listers(handle.cluster)
-
     def _topologies(self, pod: Pod) -> list[PVTopology]:
         """Raises _Rejected(message) for a missing claim, class or PV, or an unbound claim
         that is not waiting for its first consumer."""
-        namespace = pod.metadata.namespace or "default"
+        namespace = namespace_of(pod)
         out: list[PVTopology] = []
         for vol in pod.spec.volumes:
             if vol.persistent_volume_claim is None:
@@ -148,8 +156,34 @@ class VolumeZone(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         return None, None
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        conflicts = self._conflicts(state, pod, node_info)
+        if isinstance(conflicts, Status):
+            return conflicts
+        return Status.unresolvable(ERR_REASON_CONFLICT) if conflicts else None
+
+    def explain_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> list[str]:
+        """Each PV label the node does not match, with the node's value."""
+        conflicts = self._conflicts(state, pod, node_info, first_only=False)
+        if isinstance(conflicts, Status) or node_info.node is None:
+            return []
+        labels = node_info.node.metadata.labels
+        lines = []
+        for topo in conflicts:
+            has = _node_value(labels, topo.key)
+            where = f"has {has}" if has is not None else f"has no {_TO_GA.get(topo.key, topo.key)}"
+            lines.append(
+                f"PV {topo.pv_name}: {topo.key} in [{', '.join(sorted(topo.values))}], "
+                f"node {node_info.name} {where}"
+            )
+        return lines
+
+    def _conflicts(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo, *, first_only: bool = True
+    ) -> list[PVTopology] | Status:
+        """The pod's PV topologies the node does not match (the first only, unless asked
+        for all), or the Status of a pod whose volumes cannot be read."""
         if not pod.spec.volumes:
-            return None
+            return []
         data = state.get(PRE_FILTER_STATE_KEY)
         if isinstance(data, _State):
             topologies: Sequence[PVTopology] = data.topologies
@@ -160,17 +194,18 @@ class VolumeZone(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
                 return Status.unresolvable(str(exc))
         node = node_info.node
         if node is None:
-            return None
+            return []
         labels = node.metadata.labels
         if not any(key in labels for key in TOPOLOGY_LABELS):
-            return None  # no zone constraints on this node
+            return []  # no zone constraints on this node
+        out = []
         for topo in topologies:
-            value = labels.get(topo.key)
-            if value is None:
-                value = labels.get(_TO_GA.get(topo.key, topo.key))
+            value = _node_value(labels, topo.key)
             if value is None or value not in topo.values:
-                return Status.unresolvable(ERR_REASON_CONFLICT)
-        return None
+                out.append(topo)
+                if first_only:
+                    break
+        return out
 
     # -- EnqueueExtensions ----------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
@@ -195,15 +230,7 @@ class VolumeZone(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         ]
 
     def is_schedulable_after_pvc_change(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
-        if not isinstance(new, PersistentVolumeClaim):
-            return QueueingHint.Queue
-        if (new.metadata.namespace or "default") != (pod.metadata.namespace or "default"):
-            return QueueingHint.QueueSkip
-        for vol in pod.spec.volumes:
-            claim = vol.persistent_volume_claim
-            if claim is not None and claim.get("claimName") == new.metadata.name:
-                return QueueingHint.Queue
-        return QueueingHint.QueueSkip
+        return is_schedulable_after_claim_added(pod, new, ephemeral=False)
 
     def is_schedulable_after_storage_class_added(
         self, pod: Pod, old: Any, new: Any
