@@ -59,6 +59,7 @@ def test_hook_registers_the_storage_kinds() -> None:
         ("storage.k8s.io/v1", "CSINode", False),
         ("storage.k8s.io/v1", "CSIDriver", False),
         ("storage.k8s.io/v1", "CSIStorageCapacity", True),
+        ("storage.k8s.io/v1", "VolumeAttachment", False),
     } <= registered
 
 

@@ -13,12 +13,15 @@ here are the same, computed less often:
   node, its CSINode and its pods are the very same objects; the attached volumes, which
   need lookups, hold while every PVC, PV and class looked up is also the same object
   (the cluster replaces an object on every write, never changes one).
+- VolumeAttachments (upstream getNodeVolumeAttachmentInfo, since v1.33) are grouped by
+  node once per cycle (`PodVolumes.attachments`) and counted per node where needed.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Final
 
 from kubesched.api import Node, Pod
 from kubesched.framework import NodeInfo, StateData
@@ -28,10 +31,36 @@ from kubesched_volumebinding.storage import (
     PersistentVolume,
     PersistentVolumeClaim,
     StorageClass,
+    VolumeAttachment,
     inline_in_tree_plugin,
 )
 
-__all__ = ["Attachable", "Count", "NodeVolumes", "PodVolumes", "RecordingListers", "Volumes"]
+__all__ = [
+    "ATTACHABLE_VOLUMES_PREFIX",
+    "CSI_ATTACH_LIMIT_PREFIX",
+    "Attachable",
+    "Count",
+    "NodeVolumes",
+    "PodVolumes",
+    "RecordingListers",
+    "Volumes",
+    "attachment_volumes",
+    "csi_attach_limit_key",
+    "node_attachments",
+]
+
+ATTACHABLE_VOLUMES_PREFIX: Final = "attachable-volumes-"
+CSI_ATTACH_LIMIT_PREFIX: Final = "attachable-volumes-csi-"
+_RESOURCE_NAME_LENGTH_LIMIT: Final = 63
+
+
+def csi_attach_limit_key(driver: str) -> str:
+    """The node resource that limits a driver's attachments (upstream
+    GetCSIAttachLimitKey: long names keep 23 characters and a 16-digit SHA-1)."""
+    if len(CSI_ATTACH_LIMIT_PREFIX) + len(driver) >= _RESOURCE_NAME_LENGTH_LIMIT:
+        digest = hashlib.sha1(driver.encode()).hexdigest()[:16]
+        return CSI_ATTACH_LIMIT_PREFIX + driver[:23] + digest
+    return CSI_ATTACH_LIMIT_PREFIX + driver
 
 
 @dataclass(frozen=True)
@@ -55,6 +84,8 @@ class Count:
     limits: dict[str, int]
     attached: dict[str, int]
     new: dict[str, list[Attachable]]
+    through_attachments: dict[str, int] = field(default_factory=dict)
+    """Of `attached`, the volumes counted from VolumeAttachments (no pod there uses them)."""
 
     def exceeded(self) -> list[str]:
         """The limit keys the pod would exceed, in the order its volumes came."""
@@ -67,12 +98,13 @@ class Count:
 
 class PodVolumes:
     """The pod's own volumes (or why they cannot be counted) per CSINode migration key,
-    for one cycle."""
+    and the VolumeAttachments by node name, for one cycle."""
 
-    __slots__ = ("by_key",)
+    __slots__ = ("attachments", "by_key")
 
     def __init__(self) -> None:
         self.by_key: dict[str | None, Volumes | Exception] = {}
+        self.attachments: dict[str, list[VolumeAttachment]] | None = None
 
     def clone(self) -> StateData:
         return self  # the pod and the cluster do not change within a cycle
@@ -153,10 +185,10 @@ class NodeVolumes:
             return False
         return all(pod is info.pod for pod, info in zip(self.pods, infos, strict=True))
 
-    def cannot_exceed(self, own: Volumes) -> bool:
-        """Whether the pod's volumes fit under every limit whatever the node's pods have
-        attached (each of their volumes counting at most once)."""
-        most = self.volume_count + len(own)
+    def cannot_exceed(self, own: Volumes, attachments: int = 0) -> bool:
+        """Whether the pod's volumes fit under every limit whatever the node's pods and its
+        `attachments` VolumeAttachments have attached (each counting at most once)."""
+        most = self.volume_count + attachments + len(own)
         limits = self.limits
         return all(most <= limits.get(v.key, most) for v in own.values())
 
@@ -166,3 +198,36 @@ class NodeVolumes:
             return False
         get = cluster.get
         return all(get(kind, name, namespace) is obj for kind, name, namespace, obj in self.seen)
+
+
+def node_attachments(
+    listers: Listers, node_name: str, memo: PodVolumes | None
+) -> list[VolumeAttachment]:
+    """The VolumeAttachments naming the node (grouped by node once per cycle with a memo)."""
+    if memo is None:
+        return [va for va in listers.volume_attachments() if va.spec.node_name == node_name]
+    if memo.attachments is None:
+        memo.attachments = {}
+        for va in listers.volume_attachments():
+            memo.attachments.setdefault(va.spec.node_name, []).append(va)
+    return memo.attachments.get(node_name, [])
+
+
+def attachment_volumes(listers: Listers, attachments: list[VolumeAttachment]) -> Volumes:
+    """`attacher/handle` of each attachment of a CSI PV (upstream csi.go
+    getNodeVolumeAttachmentInfo): one without attacher or PV name, whose PV is gone or is
+    not a CSI volume (a migrated in-tree one) is left out. Whether the volume is attached
+    yet, or being detached, does not matter."""
+    volumes: Volumes = {}
+    for va in attachments:
+        attacher, pv_name = va.spec.attacher, va.spec.source.persistent_volume_name
+        if not attacher or pv_name is None:
+            continue
+        pv = listers.volume(pv_name)
+        if pv is None or pv.spec.csi is None:
+            continue
+        handle = str(pv.spec.csi.get("volumeHandle", "") or "")
+        volumes[f"{attacher}/{handle}"] = Attachable(
+            csi_attach_limit_key(attacher), attacher, f"VolumeAttachment {va.metadata.name}"
+        )
+    return volumes

@@ -8,7 +8,9 @@ its class's provisioner. Volumes of in-tree plugins that migrated to CSI (a PV's
 `awsElasticBlockStore`, an inline `gcePersistentDisk` ...) count against their CSI
 driver, with the translated volume handle, where migration is on for the node
 (`storage.is_csi_migration_on`: a CSINode, and for Portworx its migrated-plugins
-annotation).
+annotation). The node's VolumeAttachments count too (upstream PR #127757, issue #126502):
+a volume still attached while a deleted pod's volume is being detached takes a slot, once
+(not again when a pod on the node uses it).
 
 Upstream recounts everything for every node; here the same answers come from memos
 (`counting.py`): the pod's own volumes are counted once per cycle, a node's pods' volumes
@@ -18,7 +20,6 @@ the pod stays under every limit even if each of those volumes were attached.
 
 from __future__ import annotations
 
-import hashlib
 import random
 import string
 from collections.abc import Sequence
@@ -51,18 +52,24 @@ from kubesched_volumebinding.common import (
 )
 from kubesched_volumebinding.names import NODE_VOLUME_LIMITS
 from kubesched_volumebinding.nodevolumelimits.counting import (
+    ATTACHABLE_VOLUMES_PREFIX,
+    CSI_ATTACH_LIMIT_PREFIX,
     Attachable,
     Count,
     NodeVolumes,
     PodVolumes,
     RecordingListers,
     Volumes,
+    attachment_volumes,
+    csi_attach_limit_key,
+    node_attachments,
 )
 from kubesched_volumebinding.storage import (
     CSINode,
     Listers,
     PersistentVolumeClaim,
     TranslationError,
+    VolumeAttachment,
     claim_class,
     csi_migration_key,
     in_tree_plugin_named,
@@ -83,19 +90,9 @@ __all__ = [
 ]
 
 ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED: Final = "node(s) exceed max volume count"
-ATTACHABLE_VOLUMES_PREFIX: Final = "attachable-volumes-"
-CSI_ATTACH_LIMIT_PREFIX: Final = "attachable-volumes-csi-"
-_RESOURCE_NAME_LENGTH_LIMIT: Final = 63
 _STATE_KEY: Final = "PreFilter" + NODE_VOLUME_LIMITS
-
-
-def csi_attach_limit_key(driver: str) -> str:
-    """The node resource that limits a driver's attachments (upstream
-    GetCSIAttachLimitKey: long names keep 23 characters and a 16-digit SHA-1)."""
-    if len(CSI_ATTACH_LIMIT_PREFIX) + len(driver) >= _RESOURCE_NAME_LENGTH_LIMIT:
-        digest = hashlib.sha1(driver.encode()).hexdigest()[:16]
-        return CSI_ATTACH_LIMIT_PREFIX + driver[:23] + digest
-    return CSI_ATTACH_LIMIT_PREFIX + driver
+VOLUME_ATTACHMENT: Final = "VolumeAttachment"
+"""The event resource of the storage.k8s.io/v1 VolumeAttachment kind."""
 
 
 class _NotFound(Exception):
@@ -141,9 +138,11 @@ class NodeVolumeLimits(StoragePlugin, PreFilterPlugin, FilterPlugin, EnqueueExte
         for key in count.exceeded():
             new = count.new[key]
             attached = count.attached.get(key, 0)
+            through = count.through_attachments.get(key, 0)
+            detail = f" ({through} only through VolumeAttachments)" if through else ""
             lines.append(
-                f"driver {new[0].driver}: {attached} volume(s) attached + {len(new)} new "
-                f"({', '.join(v.origin for v in new)}) > limit {count.limits[key]}"
+                f"driver {new[0].driver}: {attached} volume(s) attached{detail} + {len(new)} "
+                f"new ({', '.join(v.origin for v in new)}) > limit {count.limits[key]}"
             )
         return lines
 
@@ -167,7 +166,8 @@ class NodeVolumeLimits(StoragePlugin, PreFilterPlugin, FilterPlugin, EnqueueExte
         on_node = self._node_volumes(node_info, node, csi_node)
         if not on_node.limits:
             return None
-        if not on_node.may_fail and on_node.cannot_exceed(own):
+        attachments = node_attachments(self.listers, node.metadata.name, memo)
+        if not on_node.may_fail and on_node.cannot_exceed(own, len(attachments)):
             return None
         attached = self._attached(on_node)
         if isinstance(attached, Exception):
@@ -176,7 +176,15 @@ class NodeVolumeLimits(StoragePlugin, PreFilterPlugin, FilterPlugin, EnqueueExte
         for unique, volume in own.items():
             if unique not in attached:  # a volume shared with a pod there counts once
                 new.setdefault(volume.key, []).append(volume)
-        return Count(on_node.limits, on_node.attached_count, new)
+        counts = dict(on_node.attached_count)
+        through: dict[str, int] = {}
+        for unique, volume in attachment_volumes(self.listers, attachments).items():
+            # csi.go: not again when a pod there uses it; the pod's own new volumes are
+            # still counted as new even when attached already
+            if unique not in attached:
+                counts[volume.key] = counts.get(volume.key, 0) + 1
+                through[volume.key] = through.get(volume.key, 0) + 1
+        return Count(on_node.limits, counts, new, through)
 
     def _own_volumes(
         self, pod: Pod, csi_node: CSINode | None, memo: PodVolumes | None
@@ -347,6 +355,10 @@ class NodeVolumeLimits(StoragePlugin, PreFilterPlugin, FilterPlugin, EnqueueExte
                 ClusterEvent(EventResource.PersistentVolumeClaim, ActionType.Add),
                 self.is_schedulable_after_pvc_added,
             ),
+            ClusterEventWithHint(
+                ClusterEvent(VOLUME_ATTACHMENT, ActionType.Delete),
+                self.is_schedulable_after_volume_attachment_deleted,
+            ),
         ]
 
     def is_schedulable_after_pod_deleted(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
@@ -360,6 +372,27 @@ class NodeVolumeLimits(StoragePlugin, PreFilterPlugin, FilterPlugin, EnqueueExte
 
     def is_schedulable_after_pvc_added(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
         return is_schedulable_after_claim_added(pod, new, ephemeral=True)
+
+    def is_schedulable_after_volume_attachment_deleted(
+        self, pod: Pod, old: Any, new: Any
+    ) -> QueueingHint:
+        """A detached volume frees a slot for a pod with a claim, or with an inline in-tree
+        volume whose CSI driver is the attacher (csi.go
+        isSchedulableAfterVolumeAttachmentDeleted; generic ephemeral volumes do not count)."""
+        if not isinstance(old, VolumeAttachment):
+            return QueueingHint.Queue
+        for vol in pod.spec.volumes:
+            if vol.persistent_volume_claim is not None:
+                return QueueingHint.Queue
+            if inline_in_tree_plugin(vol) is None:
+                continue
+            try:
+                driver, _ = translate_inline_volume(vol)
+            except TranslationError:
+                return QueueingHint.Queue
+            if driver == old.spec.attacher:
+                return QueueingHint.Queue
+        return QueueingHint.QueueSkip
 
 
 def _may_attach(vol: Any) -> bool:

@@ -1,6 +1,7 @@
 """The storage kinds (PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode,
-CSIDriver, CSIStorageCapacity), their registration, the rules about them that the
-plugins and the embedded controllers share, and the in-tree → CSI translation."""
+CSIDriver, CSIStorageCapacity, VolumeAttachment), their registration, the rules about them
+that the plugins and the embedded controllers share, and the in-tree → CSI translation (of
+a volume's driver and handle, and of a PV's node affinity)."""
 
 from kubesched_volumebinding.storage._helpers import (
     ANN_BETA_STORAGE_CLASS,
@@ -34,6 +35,11 @@ from kubesched_volumebinding.storage._helpers import (
 )
 from kubesched_volumebinding.storage._kinds import storage_kinds
 from kubesched_volumebinding.storage._listers import Listers
+from kubesched_volumebinding.storage._migration import (
+    is_plugin_migrated_on_node,
+    translate_pv_to_csi,
+    try_translate_pv_to_csi,
+)
 from kubesched_volumebinding.storage._models import (
     CSIDriver,
     CSIDriverSpec,
@@ -51,9 +57,20 @@ from kubesched_volumebinding.storage._models import (
     StorageClass,
     TopologySelectorLabelRequirement,
     TopologySelectorTerm,
+    VolumeAttachment,
+    VolumeAttachmentSource,
+    VolumeAttachmentSpec,
+    VolumeAttachmentStatus,
     VolumeNodeAffinity,
     VolumeNodeResources,
     VolumeResourceRequirements,
+)
+from kubesched_volumebinding.storage._topology import (
+    AWS_EBS_TOPOLOGY_KEY,
+    AZURE_DISK_TOPOLOGY_KEY,
+    CINDER_TOPOLOGY_KEY,
+    GCE_PD_TOPOLOGY_KEY,
+    translate_topology_to_csi,
 )
 from kubesched_volumebinding.storage._translation import (
     IN_TREE_PLUGINS,
@@ -76,6 +93,10 @@ __all__ = [
     "ANN_DYNAMICALLY_PROVISIONED",
     "ANN_MIGRATED_PLUGINS",
     "ANN_SELECTED_NODE",
+    "AWS_EBS_TOPOLOGY_KEY",
+    "AZURE_DISK_TOPOLOGY_KEY",
+    "CINDER_TOPOLOGY_KEY",
+    "GCE_PD_TOPOLOGY_KEY",
     "IN_TREE_PLUGINS",
     "NOT_SUPPORTED_PROVISIONER",
     "STORAGE",
@@ -99,6 +120,10 @@ __all__ = [
     "TopologySelectorLabelRequirement",
     "TopologySelectorTerm",
     "TranslationError",
+    "VolumeAttachment",
+    "VolumeAttachmentSource",
+    "VolumeAttachmentSpec",
+    "VolumeAttachmentStatus",
     "VolumeNodeAffinity",
     "VolumeNodeResources",
     "VolumeResourceRequirements",
@@ -112,6 +137,7 @@ __all__ = [
     "is_csi_migration_on",
     "is_delay_binding_mode",
     "is_fully_bound",
+    "is_plugin_migrated_on_node",
     "is_volume_bound_to_claim",
     "node_affinity_error",
     "pv_capacity",
@@ -123,6 +149,9 @@ __all__ = [
     "topology_matches",
     "translate_inline_volume",
     "translate_pv",
+    "translate_pv_to_csi",
+    "translate_topology_to_csi",
+    "try_translate_pv_to_csi",
     "volume_class",
     "volume_is_for_pod",
     "volume_limit",

@@ -10,6 +10,7 @@ from kubesched_volumebinding.storage._models import (
     PersistentVolume,
     PersistentVolumeClaim,
     StorageClass,
+    VolumeAttachment,
 )
 
 __all__ = ["storage_kinds"]
@@ -30,4 +31,5 @@ def storage_kinds() -> list[KindInfo]:
         KindInfo(
             _STORAGE_V1, "CSIStorageCapacity", "csistoragecapacities", True, CSIStorageCapacity
         ),
+        KindInfo(_STORAGE_V1, "VolumeAttachment", "volumeattachments", False, VolumeAttachment),
     ]

@@ -16,6 +16,7 @@ from kubesched_volumebinding.storage._models import (
     PersistentVolume,
     PersistentVolumeClaim,
     StorageClass,
+    VolumeAttachment,
 )
 
 __all__ = ["Listers"]
@@ -62,3 +63,6 @@ class Listers:
         return [
             o for o in self.cluster.list("CSIStorageCapacity") if isinstance(o, CSIStorageCapacity)
         ]
+
+    def volume_attachments(self) -> list[VolumeAttachment]:
+        return [o for o in self.cluster.list("VolumeAttachment") if isinstance(o, VolumeAttachment)]

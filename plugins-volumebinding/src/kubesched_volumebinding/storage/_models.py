@@ -1,7 +1,8 @@
 """The storage kinds, as `kubectl get -o yaml` writes them.
 
 Upstream: k8s.io/api/core/v1/types.go (PersistentVolume, PersistentVolumeClaim) and
-k8s.io/api/storage/v1/types.go (StorageClass, CSINode, CSIDriver, CSIStorageCapacity). Only
+k8s.io/api/storage/v1/types.go (StorageClass, CSINode, CSIDriver, CSIStorageCapacity,
+VolumeAttachment). Only
 the fields the scheduler, the PV controller and the provisioner read are typed; a PV's
 volume sources (`csi`, the migrated in-tree ones, `local`, `hostPath` ...) are kept as
 written. API-server defaults are
@@ -34,6 +35,10 @@ __all__ = [
     "StorageClass",
     "TopologySelectorLabelRequirement",
     "TopologySelectorTerm",
+    "VolumeAttachment",
+    "VolumeAttachmentSource",
+    "VolumeAttachmentSpec",
+    "VolumeAttachmentStatus",
     "VolumeNodeAffinity",
     "VolumeNodeResources",
     "VolumeResourceRequirements",
@@ -206,3 +211,36 @@ class CSIStorageCapacity(K8sModel):
     node_topology: LabelSelector | None = None
     capacity: Quantity | None = None
     maximum_volume_size: Quantity | None = None
+
+
+class VolumeAttachmentSource(K8sModel):
+    """What is attached: a PV by name, or (a migrated inline volume) its spec."""
+
+    persistent_volume_name: str | None = None
+    inline_volume_spec: dict[str, Any] | None = None
+
+
+class VolumeAttachmentSpec(K8sModel):
+    attacher: str = ""
+    """The CSI driver that attaches the volume."""
+    source: VolumeAttachmentSource = Field(default_factory=VolumeAttachmentSource)
+    node_name: str = ""
+
+
+class VolumeAttachmentStatus(K8sModel):
+    attached: bool = False
+    attachment_metadata: dict[str, str] = Field(default_factory=dict)
+    attach_error: dict[str, Any] | None = None
+    detach_error: dict[str, Any] | None = None
+
+
+class VolumeAttachment(K8sModel):
+    """A volume attached (or being attached or detached) to a node by a CSI driver: the
+    attach/detach controller creates it and deletes it once the volume is detached, so it
+    outlives the pod that used the volume while detaching."""
+
+    api_version: str = "storage.k8s.io/v1"
+    kind: Literal["VolumeAttachment"] = "VolumeAttachment"
+    metadata: ObjectMeta
+    spec: VolumeAttachmentSpec = Field(default_factory=VolumeAttachmentSpec)
+    status: VolumeAttachmentStatus = Field(default_factory=VolumeAttachmentStatus)

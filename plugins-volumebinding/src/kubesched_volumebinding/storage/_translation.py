@@ -2,12 +2,14 @@
 
 Upstream: k8s.io/csi-translation-lib (translate.go and plugins/{aws_ebs,gce_pd,azure_disk,
 openstack_cinder,vsphere_volume,portworx}.go) for which source maps to which driver and
-volume handle, and pkg/scheduler/framework/plugins/nodevolumelimits/utils.go
-(isCSIMigrationOn) for when the scheduler counts a migrated volume against its driver.
+volume handle; pkg/scheduler/framework/plugins/nodevolumelimits/utils.go
+(isCSIMigrationOn) for when NodeVolumeLimits counts a migrated volume against its driver;
+`_migration.py` for VolumeBinding's use (a whole PV translated, its node affinity
+rewritten by `_topology.py`).
 
-Only what the scheduler needs is translated: the driver and the volume handle (the CSI
-`volumeHandle` the external attacher would use), never the rest of a PV. The translation
-of a PV's topology labels, which upstream does too, decides nothing here and is left out.
+What the scheduler needs is translated here: the driver and the volume handle (the CSI
+`volumeHandle` the external attacher would use), and which zone key the driver's
+topology uses.
 """
 
 from __future__ import annotations
@@ -21,6 +23,13 @@ from urllib.parse import urlsplit
 from kubesched.api import Volume
 from kubesched_volumebinding.storage._helpers import ANN_MIGRATED_PLUGINS, volume_source
 from kubesched_volumebinding.storage._models import CSINode, PersistentVolume
+from kubesched_volumebinding.storage._topology import (
+    AWS_EBS_TOPOLOGY_KEY,
+    BETA_ZONE_LABEL,
+    CINDER_TOPOLOGY_KEY,
+    GCE_PD_TOPOLOGY_KEY,
+    ZONE_LABEL,
+)
 
 __all__ = [
     "IN_TREE_PLUGINS",
@@ -37,8 +46,6 @@ __all__ = [
 
 _UNSPECIFIED: Final = "UNSPECIFIED"
 _MULTI_ZONE_DELIMITER: Final = "__"
-_BETA_ZONE: Final = "failure-domain.beta.kubernetes.io/zone"
-_ZONE: Final = "topology.kubernetes.io/zone"
 _EBS_VOLUME_ID = re.compile(r"vol-[^/]*")
 
 
@@ -62,6 +69,8 @@ class InTreePlugin:
     """The volume source field of a pod volume or PV (`awsElasticBlockStore`)."""
     pv_handle: _Handle | None
     inline_handle: _Handle | None
+    topology_key: str | None = None
+    """The driver's zone key a translated PV's affinity uses (None: affinity kept)."""
 
 
 def _ebs_handle(src: Mapping[str, Any], labels: Mapping[str, str]) -> str:
@@ -107,7 +116,7 @@ def _gce_pv_handle(src: Mapping[str, Any], labels: Mapping[str, str]) -> str:
     """`projects/UNSPECIFIED/zones/<zone>/disks/<pd>` from the PV's zone label (the beta
     label first); a regional disk (zones joined by `__`) names its region."""
     pd = str(src.get("pdName", "") or "")
-    zone_label = labels.get(_BETA_ZONE) or labels.get(_ZONE, "")
+    zone_label = labels.get(BETA_ZONE_LABEL) or labels.get(ZONE_LABEL, "")
     zones = zone_label.split(_MULTI_ZONE_DELIMITER)
     if len(zones) == 1 and zones[0]:
         return f"projects/{_UNSPECIFIED}/zones/{zones[0]}/disks/{pd}"
@@ -127,6 +136,14 @@ def _field(name: str) -> _Handle:
     return handle
 
 
+def _azure_disk_handle(src: Mapping[str, Any], labels: Mapping[str, str]) -> str:
+    """The disk URI; only managed disks migrate (azure_disk.go rejects other kinds)."""
+    kind = src.get("kind")
+    if kind is not None and str(kind).lower() != "managed":
+        raise TranslationError(f"kind({kind}) is not supported in csi migration")
+    return str(src.get("diskURI", "") or "")
+
+
 IN_TREE_PLUGINS: Final = (
     InTreePlugin(
         "kubernetes.io/gce-pd",
@@ -134,9 +151,15 @@ IN_TREE_PLUGINS: Final = (
         "gcePersistentDisk",
         _gce_pv_handle,
         _gce_inline_handle,
+        GCE_PD_TOPOLOGY_KEY,
     ),
     InTreePlugin(
-        "kubernetes.io/aws-ebs", "ebs.csi.aws.com", "awsElasticBlockStore", _ebs_handle, _ebs_handle
+        "kubernetes.io/aws-ebs",
+        "ebs.csi.aws.com",
+        "awsElasticBlockStore",
+        _ebs_handle,
+        _ebs_handle,
+        AWS_EBS_TOPOLOGY_KEY,
     ),
     InTreePlugin(
         "kubernetes.io/cinder",
@@ -144,13 +167,15 @@ IN_TREE_PLUGINS: Final = (
         "cinder",
         _field("volumeID"),
         _field("volumeID"),
+        CINDER_TOPOLOGY_KEY,
     ),
+    # azure_disk.go translates a storage class's topology, never a PV's affinity
     InTreePlugin(
         "kubernetes.io/azure-disk",
         "disk.csi.azure.com",
         "azureDisk",
-        _field("diskURI"),
-        _field("diskURI"),
+        _azure_disk_handle,
+        _azure_disk_handle,
     ),
     InTreePlugin(
         "kubernetes.io/vsphere-volume",

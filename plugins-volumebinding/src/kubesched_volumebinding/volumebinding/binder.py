@@ -4,6 +4,9 @@ Upstream: pkg/scheduler/framework/plugins/volumebinding/binder.go (GetPodVolumeC
 FindPodVolumes, AssumePodVolumes, RevertAssumedPodVolumes). The API writes and the wait
 for the PV controller (BindPodVolumes) are in `prebind.py`.
 
+A bound in-tree PV is checked in its CSI form on a node whose CSINode lists its plugin as
+migrated (`checked_pv`, upstream tryTranslatePVToCSI), here and in PreBind.
+
 Beyond upstream (each switchable through `BinderOptions`): a claim referenced twice by a
 pod is considered once; a `selected-node` naming a node that no longer exists does not pin
 the pod to it (upstream issues #100485, #112347); an assumption reverted without an API
@@ -22,11 +25,13 @@ from kubesched_volumebinding.storage import (
     ANN_BOUND_BY_CONTROLLER,
     ANN_SELECTED_NODE,
     NOT_SUPPORTED_PROVISIONER,
+    CSINode,
     CSIStorageCapacity,
     Listers,
     ObjectReference,
     PersistentVolume,
     PersistentVolumeClaim,
+    TranslationError,
     claim_class,
     claim_refs_of_pod,
     is_delay_binding_mode,
@@ -37,6 +42,7 @@ from kubesched_volumebinding.storage import (
     request_bytes,
     requested_storage,
     topology_matches,
+    try_translate_pv_to_csi,
     volume_is_for_pod,
 )
 from kubesched_volumebinding.volumebinding.assume_cache import (
@@ -284,16 +290,28 @@ class VolumeBinder:
             volumes.dynamic_provisions = provisions or None
         return volumes, reasons()
 
+    def checked_pv(self, pv: PersistentVolume, csi_node: CSINode | None) -> PersistentVolume:
+        """The PV whose node affinity is checked on a node with this CSINode: translated
+        to CSI when its in-tree plugin migrated there, else `pv`. Raises
+        VolumeBindingError when a migrated PV cannot be translated."""
+        try:
+            return try_translate_pv_to_csi(pv, csi_node)
+        except TranslationError as exc:
+            raise VolumeBindingError(str(exc)) from None
+
     def _check_bound_claims(
         self, claims: list[PersistentVolumeClaim], node: Node
     ) -> tuple[bool, bool]:
         """(affinity satisfied, every PV found) for the bound claims; stops at the first
-        PV that is missing or rejects the node."""
+        PV that is missing or rejects the node. Raises VolumeBindingError when a migrated
+        PV cannot be translated."""
+        csi_node = self.listers.csi_node(node.metadata.name)
         for pvc in claims:
             try:
                 pv = self.pv_cache.get(pvc.spec.volume_name)
             except AssumeCacheError:
                 return True, False
+            pv = self.checked_pv(pv, csi_node)
             if node_affinity_error(pv, node.metadata.labels) is not None:
                 return False, True
         return True, True

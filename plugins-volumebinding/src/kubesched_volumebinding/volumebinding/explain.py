@@ -5,7 +5,9 @@ persistent volumes to bind") but not which claim, nor whether no PV fitted, the 
 cannot provision, its allowedTopologies exclude the node or the CSIStorageCapacity is too
 small (upstream issue #83181 and PRs since). These lines say it. They follow the binder's
 own steps (binder.py, matching.py) on the same inputs, so they agree with the verdict,
-but they look at every claim where the binder stops at the first that fails.
+but they look at every claim where the binder stops at the first that fails. A bound
+in-tree PV whose plugin migrated to CSI on the node is checked, and named, in its
+translated form (its zone on the driver's topology key).
 """
 
 from __future__ import annotations
@@ -28,13 +30,18 @@ from kubesched_volumebinding.storage import (
     is_volume_bound_to_claim,
     node_affinity_error,
     pv_capacity,
+    pv_in_tree_plugin,
     requested_storage,
     topology_matches,
     volume_limit,
     volume_mode_mismatch,
 )
 from kubesched_volumebinding.volumebinding.assume_cache import AssumeCacheError
-from kubesched_volumebinding.volumebinding.binder import PodVolumeClaims, VolumeBinder
+from kubesched_volumebinding.volumebinding.binder import (
+    PodVolumeClaims,
+    VolumeBinder,
+    VolumeBindingError,
+)
 from kubesched_volumebinding.volumebinding.matching import find_matching_volume, node_has_access
 
 __all__ = ["describe_affinity_mismatch", "explain_pod_volumes", "format_size"]
@@ -146,6 +153,8 @@ class _Explainer:
         self.lines: list[str] = []
 
     def bound(self, claims: Sequence[PersistentVolumeClaim]) -> None:
+        node_name, labels = self.node.metadata.name, self.node.metadata.labels
+        csi_node = self.binder.listers.csi_node(node_name)
         for pvc in claims:
             name = pvc.spec.volume_name
             try:
@@ -153,15 +162,29 @@ class _Explainer:
             except AssumeCacheError:
                 self.lines.append(f'claim {pvc.key}: bound to PV "{name}", which does not exist')
                 continue
-            affinity = pv.spec.node_affinity
-            if node_affinity_error(pv, self.node.metadata.labels) is None:
+            try:
+                checked = self.binder.checked_pv(pv, csi_node)
+            except VolumeBindingError as exc:
+                self.lines.append(
+                    f'claim {pvc.key}: bound PV "{name}" is migrated to CSI on node {node_name} '
+                    f"but cannot be translated: {exc}"
+                )
                 continue
+            if node_affinity_error(checked, labels) is None:
+                continue
+            affinity = checked.spec.node_affinity
             assert affinity is not None and affinity.required is not None
-            why = describe_affinity_mismatch(affinity.required, self.node.metadata.labels)
-            self.lines.append(
-                f'claim {pvc.key}: bound PV "{name}" has node affinity that excludes node '
-                f"{self.node.metadata.name}: {why}"
-            )
+            why = describe_affinity_mismatch(affinity.required, labels)
+            what = f'bound PV "{name}" has node affinity'
+            plugin = pv_in_tree_plugin(pv)
+            if checked is not pv and plugin is not None:
+                # binder.go tryTranslatePVToCSI: the CSINode lists the plugin as migrated
+                what = (
+                    f'bound PV "{name}" ({plugin.source}, migrated to CSI driver '
+                    f"{plugin.driver} on this node) has node affinity, as translated for "
+                    "the driver,"
+                )
+            self.lines.append(f"claim {pvc.key}: {what} that excludes node {node_name}: {why}")
 
     def delayed(self, claims: PodVolumeClaims) -> None:
         node_name = self.node.metadata.name

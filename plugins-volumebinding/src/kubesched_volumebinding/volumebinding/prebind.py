@@ -4,7 +4,9 @@ Upstream: volumebinding/binder.go (BindPodVolumes, bindAPIUpdate, checkBindings)
 written first, then claims, each with the resourceVersion the decision was made on (a
 concurrent change is a conflict). Then, every second (virtual time in a simulation), the
 informer's copies are checked until every claim is bound, something shows the binding
-cannot complete, or `bind_timeout` runs out.
+cannot complete, or `bind_timeout` runs out. A PV's node affinity is checked as the binder
+checks it in Filter (`VolumeBinder.checked_pv`: in CSI form where its in-tree plugin
+migrated on the node).
 """
 
 from __future__ import annotations
@@ -143,6 +145,7 @@ class VolumeBindingWaiter:
             raise VolumeBindingError(
                 f'pod does not exist any more: pod "{pod.metadata.name}" not found'
             )
+        csi_node = listers.csi_node(node_name)  # a missing CSINode is tolerated
         labels = node.metadata.labels
         pv_cache, pvc_cache = self.binder.pv_cache, self.binder.pvc_cache
         for binding in bindings:
@@ -153,6 +156,10 @@ class VolumeBindingWaiter:
                 raise VolumeBindingError(f"failed to check binding: {exc}") from None
             if resource_version(binding.pv) > resource_version(pv):
                 return False  # our own write has not come back through the informer yet
+            try:
+                pv = self.binder.checked_pv(pv, csi_node)
+            except VolumeBindingError as exc:
+                raise VolumeBindingError(f"failed to translate pv to csi: {exc}") from None
             problem = node_affinity_error(pv, labels)
             if problem is not None:
                 raise VolumeBindingError(
@@ -182,6 +189,7 @@ class VolumeBindingWaiter:
                     pv = pv_cache.get_api_obj(pvc.spec.volume_name)
                 except NotFoundInCacheError:
                     return False  # not seen yet; a deleted PV unbinds the claim eventually
+                pv = self.binder.checked_pv(pv, csi_node)
                 problem = node_affinity_error(pv, labels)
                 if problem is not None:
                     raise VolumeBindingError(
