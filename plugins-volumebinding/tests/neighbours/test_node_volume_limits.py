@@ -21,7 +21,6 @@ from kubesched.api import Pod
 from kubesched.framework import CycleState, NodeInfo, PodInfo, Status
 from kubesched.testing import make_pod
 from kubesched_volumebinding import NodeVolumeLimits
-from kubesched_volumebinding.nodevolumelimits import csi_attach_limit_key
 
 EXCEEDED = Status.unschedulable("node(s) exceed max volume count")
 DRIVER = "ebs.csi.aws.com"
@@ -73,13 +72,22 @@ def test_csi_limits(new: list[str], existing: list[str], limit: int | None, want
     assert plugin.filter(CycleState(), pod, info) == want
 
 
-def test_node_allocatable_limit_is_used_without_csinode() -> None:
+@pytest.mark.parametrize(
+    ("csinode_limit", "want"), [(None, None), (2, None), (1, EXCEEDED)], ids=["none", "2", "1"]
+)
+def test_node_allocatable_attach_limit_is_not_read(csinode_limit: int | None, want: Any) -> None:
+    """v1.34 csi.go getVolumeLimits reads the CSINode only: the node's
+    `attachable-volumes-csi-<driver>` allocatable (1 here) limits nothing, with or
+    without a CSINode."""
     n = node("n1")
-    n.status.allocatable[csi_attach_limit_key(DRIVER)] = 1  # type: ignore[assignment]
-    env = VolumeEnv(_objects(), [n])
+    n.status.allocatable[f"attachable-volumes-csi-{DRIVER}"] = 1  # type: ignore[assignment]
+    objects = _objects()
+    if csinode_limit is not None:
+        objects.append(csi_node("n1", [{"name": DRIVER, "allocatable": {"count": csinode_limit}}]))
+    env = VolumeEnv(objects, [n])
     plugin = env.plugin(NodeVolumeLimits)
     info = _info(env, _running("old", "c-0"))
-    assert plugin.filter(CycleState(), pod_with_claims("new", "c-1"), info) == EXCEEDED
+    assert plugin.filter(CycleState(), pod_with_claims("new", "c-1"), info) == want
 
 
 def test_missing_claim_is_unresolvable() -> None:
@@ -95,10 +103,3 @@ def test_pod_without_claims_is_skipped() -> None:
     env = VolumeEnv()
     plugin = env.plugin(NodeVolumeLimits)
     assert plugin.pre_filter(CycleState(), make_pod("p").obj(), [])[1] == Status.skip()
-
-
-def test_attach_limit_key() -> None:
-    assert csi_attach_limit_key("ebs.csi.aws.com") == "attachable-volumes-csi-ebs.csi.aws.com"
-    long = "a-very-long-driver-name.example.com.with.more.parts"
-    key = csi_attach_limit_key(long)
-    assert key.startswith("attachable-volumes-csi-" + long[:23]) and len(key) == 23 + 23 + 16

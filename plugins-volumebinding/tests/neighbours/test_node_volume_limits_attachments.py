@@ -13,8 +13,6 @@ from volumebinding_helpers import VolumeEnv, csi_node, make_pv, make_pvc, node, 
 
 from kubesched.api import Pod
 from kubesched.framework import (
-    ActionType,
-    ClusterEvent,
     CycleState,
     NodeInfo,
     PodInfo,
@@ -23,6 +21,7 @@ from kubesched.framework import (
 )
 from kubesched.testing import make_pod
 from kubesched_volumebinding import NodeVolumeLimits
+from kubesched_volumebinding.nodevolumelimits import is_schedulable_after_volume_attachment_deleted
 from kubesched_volumebinding.storage import VolumeAttachment
 
 EBS, GCE_TEST = "ebs.csi.aws.com", "test.storage.gke.io"
@@ -144,12 +143,6 @@ def test_explanation_says_what_only_attachments_hold() -> None:
     ]
 
 
-def test_volume_attachment_deletion_is_registered() -> None:
-    env = VolumeEnv([], [node("n1")])
-    events = [e.event for e in env.plugin(NodeVolumeLimits).events_to_register()]
-    assert ClusterEvent("VolumeAttachment", ActionType.Delete) in events
-
-
 def _inline_va(driver: str) -> Any:
     va = _va("volumeattachment1", driver, None, node_name="fake-node")
     va.spec.source.inline_volume_spec = {"csi": {"driver": driver}}
@@ -179,6 +172,32 @@ HINTS: dict[str, tuple[list[dict[str, Any]], Any, bool]] = {
         _PV1_VA,
         False,
     ),
+    # azure_file.go and rbd.go translate any inline volume, to their own driver
+    "an inline azureFile volume, its driver's attachment": (
+        [{"name": "f", "azureFile": {"secretName": "s", "shareName": "x"}}],
+        _inline_va("file.csi.azure.com"),
+        True,
+    ),
+    "an inline azureFile volume, another driver's attachment": (
+        [{"name": "f", "azureFile": {"secretName": "s", "shareName": "x"}}],
+        _inline_va(EBS),
+        False,
+    ),
+    "an inline rbd volume, its driver's attachment": (
+        [{"name": "r", "rbd": {"monitors": ["m"], "image": "i"}}],
+        _inline_va("rbd.csi.ceph.com"),
+        True,
+    ),
+    "an inline rbd volume, another driver's attachment": (
+        [{"name": "r", "rbd": {"monitors": ["m"], "image": "i"}}],
+        _inline_va(EBS),
+        False,
+    ),
+    "an inline EBS volume that does not translate requeues": (
+        [{"name": "i", "awsElasticBlockStore": {"volumeID": "aws://zone/bad"}}],
+        _inline_va(GCE_TEST),
+        True,
+    ),
 }
 
 
@@ -186,9 +205,8 @@ HINTS: dict[str, tuple[list[dict[str, Any]], Any, bool]] = {
 def test_deleted_volume_attachment_hint(
     volumes: list[dict[str, Any]], deleted: Any, queue: bool
 ) -> None:
-    plugin = VolumeEnv([], [node("n1")]).plugin(NodeVolumeLimits)
     pod = make_pod("p", "ns1").spec(volumes=volumes).obj()
-    hint = plugin.is_schedulable_after_volume_attachment_deleted(pod, deleted, None)
+    hint = is_schedulable_after_volume_attachment_deleted(pod, deleted, None)
     assert hint == (QueueingHint.Queue if queue else QueueingHint.QueueSkip)
 
 

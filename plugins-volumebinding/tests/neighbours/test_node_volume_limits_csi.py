@@ -201,21 +201,3 @@ def test_explanation_names_the_driver_counts_and_new_volumes() -> None:
     fits = CASES["fits when node volume limit >= new pods CSI volume"]
     env, info = _env(fits)
     assert env.plugin(NodeVolumeLimits).explain_filter(CycleState(), fits.new, info) == []
-
-
-def test_deleted_pod_with_an_inline_migratable_volume_requeues() -> None:
-    """TestCSILimitsQHint: a deleted pod with a claim or an inline migratable volume may
-    free an attachment; one without volumes, or never scheduled, cannot."""
-    env, _ = _env(CASES["nil csi node"])
-    plugin = env.plugin(NodeVolumeLimits)
-
-    def placed(pod: Pod, node_name: str = "n1") -> Pod:
-        copy = pod.model_copy(deep=True)
-        copy.spec.node_name = node_name
-        return copy
-
-    hint = plugin.is_schedulable_after_pod_deleted
-    assert hint(EBS_ONE, placed(_pod("x", "placeholder")), None) == 1
-    assert hint(EBS_ONE, placed(_pod("x", inline=[_ebs_inline("")])), None) == 1
-    assert hint(EBS_ONE, placed(_pod("x")), None) == 0
-    assert hint(EBS_ONE, placed(_pod("x", "placeholder"), ""), None) == 0

@@ -17,7 +17,7 @@ from kubesched.testing import make_pod
 from kubesched_volumebinding import NodeVolumeLimits
 from kubesched_volumebinding.nodevolumelimits import (
     ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED,
-    csi_attach_limit_key,
+    volume_limits,
 )
 from kubesched_volumebinding.nodevolumelimits.counting import Attachable
 from kubesched_volumebinding.nodevolumelimits.plugin import _NotFound
@@ -54,7 +54,7 @@ def _straight(plugin: NodeVolumeLimits, pod: Pod, node_info: NodeInfo) -> Status
         return Status.as_error(exc)
     if not new:
         return None
-    limits = plugin._volume_limits(node_info, csi)
+    limits = volume_limits(csi)
     if not limits:
         return None
     attached: dict[str, Attachable] = {}
@@ -66,12 +66,12 @@ def _straight(plugin: NodeVolumeLimits, pod: Pod, node_info: NodeInfo) -> Status
     counts: dict[str, int] = {}
     for unique, volume in attached.items():
         new.pop(unique, None)
-        counts[volume.key] = counts.get(volume.key, 0) + 1
-    per_key: dict[str, int] = {}
+        counts[volume.driver] = counts.get(volume.driver, 0) + 1
+    per_driver: dict[str, int] = {}
     for volume in new.values():
-        per_key[volume.key] = per_key.get(volume.key, 0) + 1
-    for key, n in per_key.items():
-        if key in limits and counts.get(key, 0) + n > limits[key]:
+        per_driver[volume.driver] = per_driver.get(volume.driver, 0) + 1
+    for driver, n in per_driver.items():
+        if driver in limits and counts.get(driver, 0) + n > limits[driver]:
             return Status.unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED)
     return None
 
@@ -136,10 +136,10 @@ def test_memos_change_no_answer(
     pod = _pod("new", new)
     extra = [c for p in [*pods, pod] for c in _ephemeral_claims(p)]
     drivers = [{"name": EBS, "allocatable": {"count": limit}}, {"name": GCE}]
-    # n2 has no CSINode (no migration: in-tree volumes do not count), its limit from the
-    # node's allocatable; one cycle's memo serves both
+    # n2 has no CSINode (no migration, no limits: its allocatable attach limit is not
+    # read); one cycle's memo serves both
     n2 = node("n2")
-    n2.status.allocatable[csi_attach_limit_key(EBS)] = limit  # type: ignore[assignment]
+    n2.status.allocatable[f"attachable-volumes-csi-{EBS}"] = limit  # type: ignore[assignment]
     env = VolumeEnv([*_objects(), *extra, csi_node("n1", drivers)], [node("n1"), n2])
     plugin = env.plugin(NodeVolumeLimits)
     the_nodes = [env.node_info("n1").node, env.node_info("n2").node]

@@ -1,17 +1,32 @@
-"""NodeVolumeLimits: per-driver limits on the volumes a node attaches."""
+"""NodeVolumeLimits: per-driver limits on the volumes a node attaches.
 
+`plugin` holds the plugin (PreFilter, Filter, explanations), `counting` what it counts and
+the memos that spare recounting, `hints` the cluster events it registers and their
+queueing hints.
+"""
+
+from kubesched_volumebinding.nodevolumelimits.counting import volume_limits
+from kubesched_volumebinding.nodevolumelimits.hints import (
+    VOLUME_ATTACHMENT,
+    is_schedulable_after_csi_node_updated,
+    is_schedulable_after_pod_deleted,
+    is_schedulable_after_pvc_added,
+    is_schedulable_after_volume_attachment_deleted,
+    node_volume_limits_events,
+)
 from kubesched_volumebinding.nodevolumelimits.plugin import (
-    ATTACHABLE_VOLUMES_PREFIX,
-    CSI_ATTACH_LIMIT_PREFIX,
     ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED,
     NodeVolumeLimits,
-    csi_attach_limit_key,
 )
 
 __all__ = [
-    "ATTACHABLE_VOLUMES_PREFIX",
-    "CSI_ATTACH_LIMIT_PREFIX",
     "ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED",
+    "VOLUME_ATTACHMENT",
     "NodeVolumeLimits",
-    "csi_attach_limit_key",
+    "is_schedulable_after_csi_node_updated",
+    "is_schedulable_after_pod_deleted",
+    "is_schedulable_after_pvc_added",
+    "is_schedulable_after_volume_attachment_deleted",
+    "node_volume_limits_events",
+    "volume_limits",
 ]

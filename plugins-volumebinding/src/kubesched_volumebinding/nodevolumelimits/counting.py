@@ -15,13 +15,14 @@ here are the same, computed less often:
   (the cluster replaces an object on every write, never changes one).
 - VolumeAttachments (upstream getNodeVolumeAttachmentInfo, since v1.33) are grouped by
   node once per cycle (`PodVolumes.attachments`) and counted per node where needed.
+
+Volumes are counted per CSI driver name, the key of the limits (`volume_limits`).
 """
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any
 
 from kubesched.api import Node, Pod
 from kubesched.framework import NodeInfo, StateData
@@ -36,8 +37,6 @@ from kubesched_volumebinding.storage import (
 )
 
 __all__ = [
-    "ATTACHABLE_VOLUMES_PREFIX",
-    "CSI_ATTACH_LIMIT_PREFIX",
     "Attachable",
     "Count",
     "NodeVolumes",
@@ -45,29 +44,29 @@ __all__ = [
     "RecordingListers",
     "Volumes",
     "attachment_volumes",
-    "csi_attach_limit_key",
     "node_attachments",
+    "volume_limits",
 ]
 
-ATTACHABLE_VOLUMES_PREFIX: Final = "attachable-volumes-"
-CSI_ATTACH_LIMIT_PREFIX: Final = "attachable-volumes-csi-"
-_RESOURCE_NAME_LENGTH_LIMIT: Final = 63
 
-
-def csi_attach_limit_key(driver: str) -> str:
-    """The node resource that limits a driver's attachments (upstream
-    GetCSIAttachLimitKey: long names keep 23 characters and a 16-digit SHA-1)."""
-    if len(CSI_ATTACH_LIMIT_PREFIX) + len(driver) >= _RESOURCE_NAME_LENGTH_LIMIT:
-        digest = hashlib.sha1(driver.encode()).hexdigest()[:16]
-        return CSI_ATTACH_LIMIT_PREFIX + driver[:23] + digest
-    return CSI_ATTACH_LIMIT_PREFIX + driver
+def volume_limits(csi_node: CSINode | None) -> dict[str, int]:
+    """Driver name → how many of its volumes the node may attach, from the CSINode's
+    `spec.drivers[].allocatable.count`; a driver without a count (or a node without a
+    CSINode) has no limit (upstream csi.go getVolumeLimits, v1.34: the node's
+    `attachable-volumes-csi-*` allocatable is no longer read)."""
+    if csi_node is None:
+        return {}
+    return {
+        d.name: d.allocatable.count
+        for d in csi_node.spec.drivers
+        if d.allocatable is not None and d.allocatable.count is not None
+    }
 
 
 @dataclass(frozen=True)
 class Attachable:
-    """A volume as the node's attach limit sees it: the limit it counts against."""
+    """A volume as the node's attach limits see it: the driver it counts against."""
 
-    key: str
     driver: str
     origin: str
     """What it is in the pod, for explanations ("claim default/data", "volume v")."""
@@ -82,17 +81,21 @@ class Count:
     """A node's limits and the pod's volumes counted against them."""
 
     limits: dict[str, int]
+    """Driver → limit."""
     attached: dict[str, int]
+    """Driver → volumes the node has attached (its pods', its VolumeAttachments')."""
     new: dict[str, list[Attachable]]
+    """Driver → the pod's volumes the node does not have yet."""
     through_attachments: dict[str, int] = field(default_factory=dict)
     """Of `attached`, the volumes counted from VolumeAttachments (no pod there uses them)."""
 
     def exceeded(self) -> list[str]:
-        """The limit keys the pod would exceed, in the order its volumes came."""
+        """The drivers whose limit the pod would exceed, in the order its volumes came."""
         return [
-            key
-            for key, volumes in self.new.items()
-            if key in self.limits and self.attached.get(key, 0) + len(volumes) > self.limits[key]
+            driver
+            for driver, volumes in self.new.items()
+            if driver in self.limits
+            and self.attached.get(driver, 0) + len(volumes) > self.limits[driver]
         ]
 
 
@@ -190,7 +193,7 @@ class NodeVolumes:
         `attachments` VolumeAttachments have attached (each counting at most once)."""
         most = self.volume_count + attachments + len(own)
         limits = self.limits
-        return all(most <= limits.get(v.key, most) for v in own.values())
+        return all(most <= limits.get(v.driver, most) for v in own.values())
 
     def counted(self, cluster: Any) -> bool:
         """Whether `attached` is known and every object it was counted from unchanged."""
@@ -228,6 +231,6 @@ def attachment_volumes(listers: Listers, attachments: list[VolumeAttachment]) ->
             continue
         handle = str(pv.spec.csi.get("volumeHandle", "") or "")
         volumes[f"{attacher}/{handle}"] = Attachable(
-            csi_attach_limit_key(attacher), attacher, f"VolumeAttachment {va.metadata.name}"
+            attacher, f"VolumeAttachment {va.metadata.name}"
         )
     return volumes

@@ -2,15 +2,17 @@
 
 Upstream: pkg/scheduler/framework/plugins/nodevolumelimits/csi.go (CSILimits), v1.34. The
 pod's volumes that the node does not already have attached are counted per driver and
-compared with the driver's limit: the CSINode's `spec.drivers[].allocatable.count`, or the
-node's `attachable-volumes-csi-<driver>` allocatable. A claim not bound yet counts once for
-its class's provisioner. Volumes of in-tree plugins that migrated to CSI (a PV's
+compared with the driver's limit, the CSINode's `spec.drivers[].allocatable.count` (a node
+without a CSINode, or a driver without a count, has no limit; the node's
+`attachable-volumes-csi-*` allocatable is not read). A claim not bound yet counts once
+for its class's provisioner. Volumes of in-tree plugins that migrated to CSI (a PV's
 `awsElasticBlockStore`, an inline `gcePersistentDisk` ...) count against their CSI
 driver, with the translated volume handle, where migration is on for the node
 (`storage.is_csi_migration_on`: a CSINode, and for Portworx its migrated-plugins
 annotation). The node's VolumeAttachments count too (upstream PR #127757, issue #126502):
 a volume still attached while a deleted pod's volume is being detached takes a slot, once
-(not again when a pod on the node uses it).
+(not again when a pod on the node uses it). The events and queueing hints are in
+`hints.py`.
 
 Upstream recounts everything for every node; here the same answers come from memos
 (`counting.py`): the pod's own volumes are counted once per cycle, a node's pods' volumes
@@ -29,31 +31,20 @@ from pydantic import BaseModel
 
 from kubesched.api import Node, Pod
 from kubesched.framework import (
-    ActionType,
-    ClusterEvent,
     ClusterEventWithHint,
     CycleState,
     EnqueueExtensions,
-    EventResource,
     FilterPlugin,
     Handle,
     NoArgs,
     NodeInfo,
     PreFilterPlugin,
     PreFilterResult,
-    QueueingHint,
     Status,
 )
-from kubesched_volumebinding.common import (
-    StoragePlugin,
-    is_schedulable_after_claim_added,
-    namespace_of,
-    skip_unless,
-)
+from kubesched_volumebinding.common import StoragePlugin, namespace_of, skip_unless
 from kubesched_volumebinding.names import NODE_VOLUME_LIMITS
 from kubesched_volumebinding.nodevolumelimits.counting import (
-    ATTACHABLE_VOLUMES_PREFIX,
-    CSI_ATTACH_LIMIT_PREFIX,
     Attachable,
     Count,
     NodeVolumes,
@@ -61,15 +52,15 @@ from kubesched_volumebinding.nodevolumelimits.counting import (
     RecordingListers,
     Volumes,
     attachment_volumes,
-    csi_attach_limit_key,
     node_attachments,
+    volume_limits,
 )
+from kubesched_volumebinding.nodevolumelimits.hints import may_attach, node_volume_limits_events
 from kubesched_volumebinding.storage import (
     CSINode,
     Listers,
     PersistentVolumeClaim,
     TranslationError,
-    VolumeAttachment,
     claim_class,
     csi_migration_key,
     in_tree_plugin_named,
@@ -81,18 +72,10 @@ from kubesched_volumebinding.storage import (
     volume_is_for_pod,
 )
 
-__all__ = [
-    "ATTACHABLE_VOLUMES_PREFIX",
-    "CSI_ATTACH_LIMIT_PREFIX",
-    "ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED",
-    "NodeVolumeLimits",
-    "csi_attach_limit_key",
-]
+__all__ = ["ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED", "NodeVolumeLimits"]
 
 ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED: Final = "node(s) exceed max volume count"
 _STATE_KEY: Final = "PreFilter" + NODE_VOLUME_LIMITS
-VOLUME_ATTACHMENT: Final = "VolumeAttachment"
-"""The event resource of the storage.k8s.io/v1 VolumeAttachment kind."""
 
 
 class _NotFound(Exception):
@@ -115,7 +98,7 @@ class NodeVolumeLimits(StoragePlugin, PreFilterPlugin, FilterPlugin, EnqueueExte
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status | None]:
-        needed = any(_may_attach(v) for v in pod.spec.volumes)
+        needed = any(may_attach(v) for v in pod.spec.volumes)
         if needed:
             state.write(_STATE_KEY, PodVolumes())
         return skip_unless(needed)
@@ -135,14 +118,14 @@ class NodeVolumeLimits(StoragePlugin, PreFilterPlugin, FilterPlugin, EnqueueExte
         if count is None or isinstance(count, Status):
             return []
         lines = []
-        for key in count.exceeded():
-            new = count.new[key]
-            attached = count.attached.get(key, 0)
-            through = count.through_attachments.get(key, 0)
+        for driver in count.exceeded():
+            new = count.new[driver]
+            attached = count.attached.get(driver, 0)
+            through = count.through_attachments.get(driver, 0)
             detail = f" ({through} only through VolumeAttachments)" if through else ""
             lines.append(
-                f"driver {new[0].driver}: {attached} volume(s) attached{detail} + {len(new)} "
-                f"new ({', '.join(v.origin for v in new)}) > limit {count.limits[key]}"
+                f"driver {driver}: {attached} volume(s) attached{detail} + {len(new)} "
+                f"new ({', '.join(v.origin for v in new)}) > limit {count.limits[driver]}"
             )
         return lines
 
@@ -175,15 +158,15 @@ class NodeVolumeLimits(StoragePlugin, PreFilterPlugin, FilterPlugin, EnqueueExte
         new: dict[str, list[Attachable]] = {}
         for unique, volume in own.items():
             if unique not in attached:  # a volume shared with a pod there counts once
-                new.setdefault(volume.key, []).append(volume)
+                new.setdefault(volume.driver, []).append(volume)
         counts = dict(on_node.attached_count)
         through: dict[str, int] = {}
         for unique, volume in attachment_volumes(self.listers, attachments).items():
             # csi.go: not again when a pod there uses it; the pod's own new volumes are
             # still counted as new even when attached already
             if unique not in attached:
-                counts[volume.key] = counts.get(volume.key, 0) + 1
-                through[volume.key] = through.get(volume.key, 0) + 1
+                counts[volume.driver] = counts.get(volume.driver, 0) + 1
+                through[volume.driver] = through.get(volume.driver, 0) + 1
         return Count(on_node.limits, counts, new, through)
 
     def _own_volumes(
@@ -212,8 +195,9 @@ class NodeVolumeLimits(StoragePlugin, PreFilterPlugin, FilterPlugin, EnqueueExte
         name = node.metadata.name
         entry = self._nodes.get(name)
         if entry is None or not entry.same_node(node_info, csi_node):
-            limits = self._volume_limits(node_info, csi_node)
-            entry = NodeVolumes(node, csi_node, [p.pod for p in node_info.pods], limits)
+            entry = NodeVolumes(
+                node, csi_node, [p.pod for p in node_info.pods], volume_limits(csi_node)
+            )
             self._nodes[name] = entry
         return entry
 
@@ -234,23 +218,11 @@ class NodeVolumeLimits(StoragePlugin, PreFilterPlugin, FilterPlugin, EnqueueExte
                 break
         counts: dict[str, int] = {}
         for volume in attached.values():
-            counts[volume.key] = counts.get(volume.key, 0) + 1
+            counts[volume.driver] = counts.get(volume.driver, 0) + 1
         entry.seen = listers.seen
         entry.attached = outcome
         entry.attached_count = counts
         return outcome
-
-    def _volume_limits(self, node_info: NodeInfo, csi_node: CSINode | None) -> dict[str, int]:
-        limits = {
-            name: value
-            for name, value in node_info.allocatable.scalar.items()
-            if name.startswith(ATTACHABLE_VOLUMES_PREFIX)
-        }
-        if csi_node is not None:
-            for driver in csi_node.spec.drivers:
-                if driver.allocatable is not None and driver.allocatable.count is not None:
-                    limits[csi_attach_limit_key(driver.name)] = driver.allocatable.count
-        return limits
 
     def _attachable_volumes(
         self,
@@ -290,9 +262,7 @@ class NodeVolumeLimits(StoragePlugin, PreFilterPlugin, FilterPlugin, EnqueueExte
             driver, handle = self._driver_info(pvc, csi_node, listers)
             if not driver or not handle:
                 continue
-            result[f"{driver}/{handle}"] = Attachable(
-                csi_attach_limit_key(driver), driver, f"claim {namespace}/{name}"
-            )
+            result[f"{driver}/{handle}"] = Attachable(driver, f"claim {namespace}/{name}")
 
     def _inline_volume(
         self, vol: Any, csi_node: CSINode | None, result: dict[str, Attachable]
@@ -306,9 +276,7 @@ class NodeVolumeLimits(StoragePlugin, PreFilterPlugin, FilterPlugin, EnqueueExte
             driver, handle = translate_inline_volume(vol)
         except TranslationError as exc:
             raise ValueError(f"converting volume({vol.name}) from inline to csi: {exc}") from None
-        result[f"{driver}/{handle}"] = Attachable(
-            csi_attach_limit_key(driver), driver, f"volume {vol.name} ({plugin.source})"
-        )
+        result[f"{driver}/{handle}"] = Attachable(driver, f"volume {vol.name} ({plugin.source})")
 
     def _driver_info(
         self, pvc: PersistentVolumeClaim, csi_node: CSINode | None, listers: Listers
@@ -345,61 +313,4 @@ class NodeVolumeLimits(StoragePlugin, PreFilterPlugin, FilterPlugin, EnqueueExte
 
     # -- EnqueueExtensions ----------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        return [
-            ClusterEventWithHint(ClusterEvent(EventResource.CSINode, ActionType.Add)),
-            ClusterEventWithHint(
-                ClusterEvent(EventResource.Pod, ActionType.Delete),
-                self.is_schedulable_after_pod_deleted,
-            ),
-            ClusterEventWithHint(
-                ClusterEvent(EventResource.PersistentVolumeClaim, ActionType.Add),
-                self.is_schedulable_after_pvc_added,
-            ),
-            ClusterEventWithHint(
-                ClusterEvent(VOLUME_ATTACHMENT, ActionType.Delete),
-                self.is_schedulable_after_volume_attachment_deleted,
-            ),
-        ]
-
-    def is_schedulable_after_pod_deleted(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
-        if not isinstance(old, Pod):
-            return QueueingHint.Queue
-        if not old.spec.volumes or not old.spec.node_name:
-            return QueueingHint.QueueSkip
-        if any(_may_attach(v) for v in old.spec.volumes):
-            return QueueingHint.Queue
-        return QueueingHint.QueueSkip
-
-    def is_schedulable_after_pvc_added(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
-        return is_schedulable_after_claim_added(pod, new, ephemeral=True)
-
-    def is_schedulable_after_volume_attachment_deleted(
-        self, pod: Pod, old: Any, new: Any
-    ) -> QueueingHint:
-        """A detached volume frees a slot for a pod with a claim, or with an inline in-tree
-        volume whose CSI driver is the attacher (csi.go
-        isSchedulableAfterVolumeAttachmentDeleted; generic ephemeral volumes do not count)."""
-        if not isinstance(old, VolumeAttachment):
-            return QueueingHint.Queue
-        for vol in pod.spec.volumes:
-            if vol.persistent_volume_claim is not None:
-                return QueueingHint.Queue
-            if inline_in_tree_plugin(vol) is None:
-                continue
-            try:
-                driver, _ = translate_inline_volume(vol)
-            except TranslationError:
-                return QueueingHint.Queue
-            if driver == old.spec.attacher:
-                return QueueingHint.Queue
-        return QueueingHint.QueueSkip
-
-
-def _may_attach(vol: Any) -> bool:
-    """A claim, a generic ephemeral volume or an inline volume of a migratable in-tree
-    plugin: what this plugin may count."""
-    return (
-        vol.persistent_volume_claim is not None
-        or vol.ephemeral is not None
-        or inline_in_tree_plugin(vol) is not None
-    )
+        return node_volume_limits_events()
