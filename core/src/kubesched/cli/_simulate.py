@@ -16,7 +16,7 @@ from kubesched.cli._explain import render_explanation
 from kubesched.cli._format import bar, format_amount, parse_duration
 from kubesched.simulate import ReportSection, SimulationResult, simulate
 
-__all__ = ["render_result", "section_table", "simulate_command"]
+__all__ = ["nodes_table", "render_result", "section_table", "simulate_command"]
 
 _STATUS_STYLE = {
     "Bound": "green",
@@ -47,21 +47,7 @@ def render_result(result: SimulationResult, console: Console) -> None:
     for section in result.sections:
         console.print(section_table(section))
 
-    nodes = Table(title="Nodes", title_justify="left")
-    for col in ("Node", "CPU", "", "Memory", "", "Pods"):
-        nodes.add_column(col)
-    for n in result.nodes:
-        cpu_used, cpu_all = n.requested.get("cpu", 0), n.allocatable.get("cpu", 0)
-        mem_used, mem_all = n.requested.get("memory", 0), n.allocatable.get("memory", 0)
-        nodes.add_row(
-            n.name,
-            f"{format_amount('cpu', cpu_used)}/{format_amount('cpu', cpu_all)}",
-            bar(cpu_used, cpu_all),
-            f"{format_amount('memory', mem_used)}/{format_amount('memory', mem_all)}",
-            bar(mem_used, mem_all),
-            f"{n.pods}/{n.allocatable.get('pods', 0)}",
-        )
-    console.print(nodes)
+    console.print(nodes_table(result))
 
     s = result.summary
     console.print(
@@ -80,6 +66,33 @@ def render_result(result: SimulationResult, console: Console) -> None:
         by_reason.setdefault(left_out_reason(dist), []).append(name)
     for reason, names in by_reason.items():
         console.print(f"[dim]default plugins left out ({reason}): {', '.join(names)}[/]")
+
+
+def nodes_table(result: SimulationResult) -> Table:
+    """Requested / allocatable per node, with a bar: CPU and memory, then every extended
+    resource some node offers (GPUs, hugepages ...), and the pod count. Bars shrink as
+    resources are added, so the table keeps to a terminal's width."""
+    extended = sorted(
+        {k for n in result.nodes for k, v in n.allocatable.items() if v} - {"cpu", "memory", "pods"}
+    )
+    width = max(4, 12 - 4 * len(extended))
+    table = Table(title="Nodes", title_justify="left")
+    table.add_column("Node")
+    for name in ("CPU", "Memory", *extended):
+        table.add_column(escape(name), no_wrap=True)
+    table.add_column("Pods")
+    for n in result.nodes:
+        row = [n.name]
+        for resource in ("cpu", "memory", *extended):
+            used, total = n.requested.get(resource, 0), n.allocatable.get(resource, 0)
+            if not total and not used:
+                row.append("-")
+                continue
+            amounts = f"{format_amount(resource, used)}/{format_amount(resource, total)}"
+            row.append(f"{escape(amounts)} {bar(used, total, width)}")
+        row.append(f"{n.pods}/{n.allocatable.get('pods', 0)}")
+        table.add_row(*row)
+    return table
 
 
 def section_table(section: ReportSection) -> Table:
