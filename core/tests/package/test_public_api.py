@@ -6,7 +6,8 @@ import kubesched.framework
 
 FRAMEWORK_API = {
     "API_VERSION", "EXTENSION_POINTS", "MAX_NODE_SCORE", "MAX_TOTAL_SCORE", "MIN_NODE_SCORE",
-    "ActionType", "BatchScorePlugin", "BindPlugin", "ClusterEvent", "ClusterEventWithHint",
+    "ActionType", "BatchFilterPlugin", "BatchScorePlugin", "BindPlugin", "ClusterEvent",
+    "ClusterEventWithHint",
     "Code", "CycleState", "EnqueueExtensions", "EventRecorder", "EventResource",
     "FilterExplainer", "FilterPlugin", "Handle",
     "HostPortInfo", "ImageStateSummary", "NoArgs", "NodeColumns", "NodeInfo", "NodeScore",

@@ -49,8 +49,9 @@ class _Events(EnqueueExtensions):
 
 
 class LabelFilter(FilterPlugin, ScorePlugin, ReservePlugin, _Events):
-    """Keeps every contract: filters on the node label `tier` the pod names, prefers nodes
-    with more free pods (also in one batch call), reserves by pod uid."""
+    """Keeps every contract: filters on the node label `tier` the pod names (also in one
+    batch call), prefers nodes with more free pods (also in one batch call), reserves by pod
+    uid."""
 
     name: ClassVar[str] = "LabelFilter"
 
@@ -64,6 +65,11 @@ class LabelFilter(FilterPlugin, ScorePlugin, ReservePlugin, _Events):
         if want is None or (node is not None and node.metadata.labels.get("tier") == want):
             return None
         return Status.unresolvable(f"node(s) didn't have tier {want}")
+
+    def filter_nodes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> list[Status | None]:
+        return [self.filter(state, pod, n) for n in nodes]
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
         free = node_info.allocatable.allowed_pod_number - len(node_info.pods)
@@ -287,6 +293,23 @@ class WrongBatchScore(ScorePlugin):
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[list[int], Status | None]:
         return [max(0, min(100, n.allocatable.allowed_pod_number)) for n in nodes], None
+
+
+class WrongBatchFilter(FilterPlugin, _Events):
+    """Its batch Filter forgets the pods already on each node; its Filter keeps the pod off
+    nodes that run any."""
+
+    name: ClassVar[str] = "WrongBatchFilter"
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        if node_info.pods:
+            return Status.unschedulable("node(s) were busy")
+        return None
+
+    def filter_nodes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> list[Status | None]:
+        return [None for _ in nodes]
 
 
 class NoReasonGate(PreEnqueuePlugin, _Events):

@@ -35,14 +35,16 @@ def node(name: str, cpu: str = "2", pods: int = 110, **labels: str) -> Node:
 
 
 TESTING_API = {
-    "ArgsContract", "BatchScoreContract", "BindContract", "ClusterScenario", "ContractBase",
+    "ArgsContract", "BatchFilterContract", "BatchScoreContract", "BindContract",
+    "ClusterScenario", "ContractBase",
     "EndToEndContract",
     "EndToEndReport", "EnqueueExtensionsContract", "FilterContract", "FilterPhase",
     "NodeBuilder", "PermitContract", "PluginConformance", "PluginContract", "PluginHarness",
     "PodBuilder", "PostBindContract", "PostFilterContract", "PreBindContract",
     "PreEnqueueContract", "PreFilterContract", "PreFilterExtensionsContract",
     "PreScoreContract", "QueueSortContract", "ReserveContract", "Scenario", "ScoreContract",
-    "ScorePhase", "VectorizedContract", "batch_score_mismatch", "make_node", "make_pod",
+    "ScorePhase", "VectorizedContract", "batch_filter_mismatch", "batch_score_mismatch",
+    "make_node", "make_pod",
     "run_end_to_end",
 }  # fmt: skip
 

@@ -19,6 +19,7 @@ from kubesched.framework._interface import (
     MAX_NODE_SCORE,
     MAX_TOTAL_SCORE,
     MIN_NODE_SCORE,
+    BatchFilterPlugin,
     BatchScorePlugin,
     BindPlugin,
     EnqueueExtensions,
@@ -63,7 +64,7 @@ from kubesched.framework._results import (
 from kubesched.framework._snapshot import NodeColumns, Snapshot
 from kubesched.framework._status import Code, Status, is_success
 
-API_VERSION = (0, 2)
+API_VERSION = (0, 3)
 """The plugin API's (major, minor): minor grows with additions, major with breaking changes."""
 
 __all__ = [
@@ -73,6 +74,7 @@ __all__ = [
     "MAX_TOTAL_SCORE",
     "MIN_NODE_SCORE",
     "ActionType",
+    "BatchFilterPlugin",
     "BatchScorePlugin",
     "BindPlugin",
     "ClusterEvent",

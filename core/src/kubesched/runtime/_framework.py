@@ -22,6 +22,7 @@ from kubesched.framework import (
     MAX_NODE_SCORE,
     MIN_NODE_SCORE,
     ActionType,
+    BatchFilterPlugin,
     BatchScorePlugin,
     BindPlugin,
     ClusterEvent,
@@ -198,6 +199,10 @@ class Framework:
             p.name
             for p in self.score_plugins
             if type(p).normalize_score is not ScorePlugin.normalize_score
+        }
+        # plugins that filter many nodes in one call (kubesched's BatchFilterPlugin)
+        self._batch_filters = {
+            p.name: p.filter_nodes for p in self.filter_plugins if isinstance(p, BatchFilterPlugin)
         }
         # plugins that score all nodes in one call (kubesched's BatchScorePlugin)
         self._batch_scorers = {
@@ -398,6 +403,88 @@ class Framework:
                     return s.with_plugin(p.name)
                 return _wrap_error(f'running "{p.name}" filter plugin', p.name, s)
         return _SUCCESS
+
+    def run_filter_plugins_on_nodes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> list[Status]:
+        """`run_filter_plugins_with_nominated_pods` of each node, in the order given, with
+        one call per plugin for the whole of `nodes` rather than one per node and plugin.
+
+        Plugin by plugin in profile order, each sees the nodes every earlier plugin let
+        through: through `filter_nodes` when it has it (BatchFilterPlugin), else `filter`
+        node by node. A node's status is its first failing plugin's, attributed or wrapped
+        exactly as `run_filter_plugins` does. Nodes with nominated pods take the per-node
+        path. Every node is evaluated: the caller decides which answers count."""
+        nominator = self.nominator
+        if nominator is not None and nominator.has_nominated_pods():
+            nominated = [bool(nominator.nominated_pods_for_node(n.name)) for n in nodes]
+            if any(nominated):
+                others = [n for n, has in zip(nodes, nominated, strict=True) if not has]
+                batched = iter(self._filter_nodes_batched(state, pod, others))
+                return [
+                    self.run_filter_plugins_with_nominated_pods(state, pod, n)
+                    if has
+                    else next(batched)
+                    for n, has in zip(nodes, nominated, strict=True)
+                ]
+        return self._filter_nodes_batched(state, pod, nodes)
+
+    def _filter_nodes_batched(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> list[Status]:
+        statuses: list[Status] = [_SUCCESS] * len(nodes)
+        live = list(nodes)
+        live_index = list(range(len(nodes)))
+        skip = state.skip_filter_plugins
+        for p in self.filter_plugins:
+            if not live:
+                break
+            if skip and p.name in skip:
+                continue
+            answers = self._filter_one_plugin(p, state, pod, live)
+            if answers.count(None) == len(answers):
+                continue  # the usual case: every node passed
+            still: list[NodeInfo] = []
+            still_index: list[int] = []
+            for i, info, s in zip(live_index, live, answers, strict=True):
+                if s is None or s.code is Code.Success:
+                    still.append(info)
+                    still_index.append(i)
+                elif s.is_rejected:
+                    statuses[i] = s.with_plugin(p.name)
+                else:
+                    statuses[i] = _wrap_error(f'running "{p.name}" filter plugin', p.name, s)
+            live, live_index = still, still_index
+        return statuses
+
+    def _filter_one_plugin(
+        self, p: FilterPlugin, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> list[Status | None]:
+        """One plugin's answer for each node: `filter_nodes` when it has it (node by node
+        when that raises), else `filter` on each node; an exception is an Error."""
+        batch = self._batch_filters.get(p.name)
+        if batch is not None:
+            try:
+                answers = batch(state, pod, nodes)
+                if not isinstance(answers, list):
+                    answers = list(answers)
+            except Exception:
+                pass  # `filter` node by node says which node fails, and how
+            else:
+                if len(answers) == len(nodes):
+                    return answers
+                wrong = Status.as_error(
+                    f"filter_nodes returned {len(answers)} statuses for {len(nodes)} nodes"
+                )
+                return [wrong] * len(nodes)
+        out: list[Status | None] = []
+        filter_ = p.filter
+        for info in nodes:
+            try:
+                out.append(filter_(state, pod, info))
+            except Exception as exc:
+                out.append(_raised(p, exc))
+        return out
 
     def run_filter_plugins_with_nominated_pods(
         self, state: CycleState, pod: Pod, node_info: NodeInfo

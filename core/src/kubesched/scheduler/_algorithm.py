@@ -4,6 +4,12 @@ Upstream: pkg/scheduler/schedule_one.go (schedulePod, findNodesThatFitPod,
 findNodesThatPassFilters, numFeasibleNodesToFind, prioritizeNodes, selectHost). Filter runs
 sequentially in round-robin order from where the last cycle stopped, and stops once enough
 feasible nodes were found, so results repeat exactly for the same seed.
+
+Filter goes through the nodes a chunk at a time (`Framework.run_filter_plugins_on_nodes`,
+one call per plugin and chunk, see BatchFilterPlugin), then walks the chunk's answers in
+order exactly as the node-by-node search would: the same feasible nodes, rejections,
+first Error and round-robin advance. Answers past the point where the walk stops are
+discarded (Filter is pure, so computing them changes nothing).
 """
 
 from __future__ import annotations
@@ -13,11 +19,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from kubesched.api import Pod
-from kubesched.framework import CycleState, NodeInfo, NodeToStatus, Snapshot, Status
+from kubesched.framework import Code, CycleState, NodeInfo, NodeToStatus, Snapshot, Status
 from kubesched.runtime import Framework, NodePluginScores
 from kubesched.scheduler._fit_error import NO_NODES_AVAILABLE, Diagnosis, FitError
 
 __all__ = [
+    "FILTER_CHUNK_MIN",
     "MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND",
     "MIN_FEASIBLE_NODES_TO_FIND",
     "NoNodesAvailableError",
@@ -28,6 +35,8 @@ __all__ = [
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+FILTER_CHUNK_MIN = 32
+"""Nodes filtered per chunk: the feasible nodes still wanted, and at least this many."""
 
 
 class NoNodesAvailableError(Exception):
@@ -60,12 +69,19 @@ class SchedulingAlgorithm:
     """Finds a node for a pod; keeps the round-robin start index between cycles."""
 
     def __init__(
-        self, snapshot: Snapshot, rng: random.Random, percentage_of_nodes_to_score: int | None
+        self,
+        snapshot: Snapshot,
+        rng: random.Random,
+        percentage_of_nodes_to_score: int | None,
+        *,
+        batch_filter: bool = True,
     ) -> None:
         self.snapshot = snapshot
         self.rng = rng
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self.next_start_node_index = 0
+        self.batch_filter = batch_filter
+        """Filter by chunks (the default) or node by node; both give the same results."""
 
     def schedule_pod(self, fwk: Framework, state: CycleState, pod: Pod) -> ScheduleResult:
         """The chosen host; raises FitError when no node fits, NoNodesAvailableError for an
@@ -151,6 +167,8 @@ class SchedulingAlgorithm:
         start = self.next_start_node_index
         if not fwk.has_filter_plugins():
             return [nodes[(start + i) % n] for i in range(min(to_find, n))]
+        if self.batch_filter and n > 1:
+            return self._filter_by_chunks(fwk, state, pod, diagnosis, nodes, start % n, to_find)
         feasible: list[NodeInfo] = []
         statuses: NodeToStatus = diagnosis.node_to_status
         nominator = fwk.nominator
@@ -171,6 +189,48 @@ class SchedulingAlgorithm:
                 diagnosis.add_plugin_status(status)
             else:
                 raise StatusError(status)
+        return feasible
+
+    def _filter_by_chunks(
+        self,
+        fwk: Framework,
+        state: CycleState,
+        pod: Pod,
+        diagnosis: Diagnosis,
+        nodes: Sequence[NodeInfo],
+        start: int,
+        to_find: int,
+    ) -> list[NodeInfo]:
+        """The node-by-node search above, a chunk of nodes per Framework call: each chunk
+        holds as many nodes as feasible ones are still wanted (at least FILTER_CHUNK_MIN),
+        and its answers are walked in round-robin order with the same stopping rules."""
+        ordered = list(nodes[start:]) + list(nodes[:start]) if start else list(nodes)
+        n = len(ordered)
+        feasible: list[NodeInfo] = []
+        statuses: NodeToStatus = diagnosis.node_to_status
+        success = Code.Success
+        done = 0
+        while done < n:
+            chunk = ordered[done : done + max(to_find - len(feasible), FILTER_CHUNK_MIN)]
+            done += len(chunk)
+            answers = fwk.run_filter_plugins_on_nodes(state, pod, chunk)
+            failed = [i for i, s in enumerate(answers) if s.code is not success]
+            passed_from = 0
+            for i in [*failed, len(chunk)]:
+                # chunk[passed_from:i] passed: take what is still wanted
+                wanted = to_find - len(feasible)
+                if i - passed_from >= wanted:
+                    feasible += chunk[passed_from : passed_from + wanted]
+                    return feasible
+                feasible += chunk[passed_from:i]
+                if i == len(chunk):
+                    break
+                status = answers[i]
+                if not status.is_rejected:
+                    raise StatusError(status)
+                statuses.set(chunk[i].name, status)
+                diagnosis.add_plugin_status(status)
+                passed_from = i + 1
         return feasible
 
     # -- scoring ------------------------------------------------------------------------

@@ -4,7 +4,8 @@
 - `Scenario`, `ClusterScenario`, `PluginHarness`: a plugin built by its factory with a real
   Handle, driven through a cycle the way the framework drives it.
 - `batch_score_mismatch(plugin, state, pod, nodes)`: whether a batch Score (`score_nodes`)
-  answers what Score answers node by node.
+  answers what Score answers node by node; `batch_filter_mismatch`, the same for a batch
+  Filter (`filter_nodes`).
 - `kubesched.testing.strategies`: hypothesis strategies for pods, nodes and clusters.
 - `kubesched.testing.contracts`: the conformance contracts (`PluginConformance` and one class
   per extension point), and `kubesched.testing.plugin`, their pytest plugin.
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kubesched.testing._batch import batch_score_mismatch
+from kubesched.testing._batch import batch_filter_mismatch, batch_score_mismatch
 from kubesched.testing._builders import NodeBuilder, PodBuilder, make_node, make_pod
 from kubesched.testing._end_to_end import EndToEndReport, run_end_to_end
 from kubesched.testing._harness import FilterPhase, PluginHarness, ScorePhase
@@ -28,6 +29,7 @@ from kubesched.testing._scenario import ClusterScenario, Scenario
 if TYPE_CHECKING:
     from kubesched.testing.contracts import (
         ArgsContract,
+        BatchFilterContract,
         BatchScoreContract,
         BindContract,
         ContractBase,
@@ -56,6 +58,7 @@ pytest_plugins = ["kubesched.testing.plugin"]
 _CONTRACTS = frozenset(
     {
         "ArgsContract",
+        "BatchFilterContract",
         "BatchScoreContract",
         "BindContract",
         "ContractBase",
@@ -81,6 +84,7 @@ _CONTRACTS = frozenset(
 
 __all__ = [
     "ArgsContract",
+    "BatchFilterContract",
     "BatchScoreContract",
     "BindContract",
     "ClusterScenario",
@@ -109,6 +113,7 @@ __all__ = [
     "ScoreContract",
     "ScorePhase",
     "VectorizedContract",
+    "batch_filter_mismatch",
     "batch_score_mismatch",
     "make_node",
     "make_pod",

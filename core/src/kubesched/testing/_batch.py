@@ -1,6 +1,7 @@
-"""Whether a plugin's batch Score (`BatchScorePlugin.score_nodes`) answers what its Score
-answers node by node: the check behind the conformance kit's BatchScore contract, usable
-on its own in a plugin's tests (it needs neither pytest nor hypothesis)."""
+"""Whether a plugin's batch Score (`BatchScorePlugin.score_nodes`) or batch Filter
+(`BatchFilterPlugin.filter_nodes`) answers what its Score or Filter answers node by node:
+the checks behind the conformance kit's BatchScore and BatchFilter contracts, usable on
+their own in a plugin's tests (they need neither pytest nor hypothesis)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from kubesched.api import Pod
-from kubesched.framework import BatchScorePlugin, CycleState, NodeInfo, ScorePlugin, Status
+from kubesched.framework import (
+    BatchFilterPlugin,
+    BatchScorePlugin,
+    CycleState,
+    FilterPlugin,
+    NodeInfo,
+    ScorePlugin,
+    Status,
+)
 
-__all__ = ["batch_score_mismatch"]
+__all__ = ["batch_filter_mismatch", "batch_score_mismatch"]
 
 _Answer = tuple[list[Any], tuple[str, str] | None]
 
@@ -74,4 +83,60 @@ def batch_score_mismatch(
         return f"score_nodes returned {kinds} values, not ints: {values}"
     if values != raw:
         return f"score_nodes {values}, node by node {raw} (nodes {names})"
+    return None
+
+
+def _filter_answer(value: Any) -> tuple[str, str] | None:
+    """(code, message) of a Filter answer, None when it is not one."""
+    if value is None:
+        return ("Success", "")
+    if isinstance(value, Status):
+        return (value.code.name, value.message())
+    return None
+
+
+def batch_filter_mismatch(
+    plugin: FilterPlugin, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+) -> str | None:
+    """None when `plugin.filter_nodes(state, pod, nodes)` answers what `plugin.filter`
+    answers on each node, in order (None and Success alike; otherwise the same code and
+    message), or raises where `filter` raises on one of the nodes; otherwise what differs.
+    Run PreFilter on `state` first, as the framework does."""
+    if not isinstance(plugin, BatchFilterPlugin):
+        return f"{plugin.name} has no filter_nodes"
+    names = [n.name for n in nodes]
+    per_node: list[tuple[str, str] | None] = []
+    raised_on: str | None = None
+    for info in nodes:
+        try:
+            per_node.append(_filter_answer(plugin.filter(state, pod, info)))
+        except Exception as exc:
+            raised_on = raised_on or f"{info.name} ({type(exc).__name__}: {exc})"
+            per_node.append(None)
+    try:
+        out = plugin.filter_nodes(state, pod, nodes)
+    except Exception as exc:
+        if raised_on is not None:
+            return None  # the framework asks `filter` node by node: the same answers
+        return (
+            f"filter_nodes raised {type(exc).__name__}: {exc}, while Filter answers every node "
+            f"(nodes {names})"
+        )
+    if raised_on is not None:
+        return f"Filter raised on node {raised_on}, filter_nodes did not raise (nodes {names})"
+    try:
+        answers = list(out)
+    except TypeError:
+        return f"filter_nodes returned {out!r}, not a list of statuses"
+    if len(answers) != len(nodes):
+        return f"filter_nodes returned {len(answers)} answers for {len(nodes)} nodes"
+    batch = [_filter_answer(a) for a in answers]
+    for name, value, got, want in zip(names, answers, batch, per_node, strict=True):
+        if got is None:
+            return f"filter_nodes answered {value!r} for node {name}, not a Status or None"
+        if got != want:
+            return (
+                f"filter_nodes answered {got} for node {name}, Filter {want} (code, message; "
+                f"nodes {names})"
+            )
     return None

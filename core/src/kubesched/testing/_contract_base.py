@@ -24,6 +24,7 @@ from pydantic import BaseModel, ValidationError
 from kubesched.api import K8sModel
 from kubesched.framework import (
     EXTENSION_POINTS,
+    FilterPlugin,
     Plugin,
     PreFilterPlugin,
     ScorePlugin,
@@ -150,6 +151,10 @@ def applies_to(point: str, plugin: PluginUnderTest) -> str | None:
     if point == "VectorizedFilter":
         if not callable(getattr(cls, "filter_vectorized", None)):
             return f"{plugin.name} offers no vectorized Filter (filter_vectorized)"
+        return None
+    if point == "BatchFilter":
+        if not (issubclass(cls, FilterPlugin) and callable(getattr(cls, "filter_nodes", None))):
+            return f"{plugin.name} offers no batch Filter (filter_nodes)"
         return None
     if point == "BatchScore":
         if not (issubclass(cls, ScorePlugin) and callable(getattr(cls, "score_nodes", None))):

@@ -1,15 +1,22 @@
-"""The contract of the optional batch Score (`BatchScorePlugin.score_nodes`): one call for all
-nodes answers exactly what Score answers node by node."""
+"""The contracts of the optional batch Score (`BatchScorePlugin.score_nodes`) and batch
+Filter (`BatchFilterPlugin.filter_nodes`): one call for many nodes answers exactly what
+Score or Filter answers node by node."""
 
 from __future__ import annotations
 
-from kubesched.framework import CycleState, PreScorePlugin, ScorePlugin
-from kubesched.testing._batch import batch_score_mismatch
+from kubesched.framework import (
+    CycleState,
+    FilterPlugin,
+    PreFilterPlugin,
+    PreScorePlugin,
+    ScorePlugin,
+)
+from kubesched.testing._batch import batch_filter_mismatch, batch_score_mismatch
 from kubesched.testing._contract_base import ContractBase, contract
 from kubesched.testing._harness import status_of
 from kubesched.testing._scenario import Scenario
 
-__all__ = ["BatchScoreContract"]
+__all__ = ["BatchFilterContract", "BatchScoreContract"]
 
 
 @contract("BatchScore")
@@ -33,6 +40,34 @@ class BatchScoreContract(ContractBase):
                 return  # Score does not run after a PreScore Skip or failure
             for order in (nodes, nodes[::-1]):
                 mismatch = batch_score_mismatch(h.plugin, state, h.pod, order)
+                assert mismatch is None, mismatch
+
+        self.for_all(self.scenarios(), check)
+
+
+@contract("BatchFilter")
+class BatchFilterContract(ContractBase):
+    """Where a Filter plugin offers `filter_nodes` (BatchFilterPlugin), it equals `filter`
+    node by node: the same statuses in the same order, on any nodes the framework may pass
+    (those earlier plugins let through), or an exception where Filter raises."""
+
+    def test_filter_nodes_matches_filter(self) -> None:
+        """filter_nodes equals Filter node by node after PreFilter (the nodes PreFilter
+        leaves, in the snapshot's order, reversed, and every other one)"""
+
+        def check(scenario: Scenario) -> None:
+            h = self.harness(scenario)
+            assert isinstance(h.plugin, FilterPlugin)
+            state = CycleState()
+            pre_filter = h.plugin.pre_filter if isinstance(h.plugin, PreFilterPlugin) else None
+            result = None
+            if pre_filter is not None:
+                result, status = pre_filter(state, h.pod, h.nodes)
+                if not status_of(status).is_success:
+                    return  # Filter does not run after a PreFilter Skip or rejection
+            nodes = h.nodes_for(result)
+            for order in (nodes, nodes[::-1], nodes[1::2]):
+                mismatch = batch_filter_mismatch(h.plugin, state, h.pod, order)
                 assert mismatch is None, mismatch
 
         self.for_all(self.scenarios(), check)

@@ -34,6 +34,7 @@ _POINTS = [
     "EnqueueExtensions",
     "PreFilter",
     "Filter",
+    "BatchFilter",
     "PreFilterExtensions",
     "PostFilter",
     "PreScore",

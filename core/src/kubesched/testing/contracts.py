@@ -20,7 +20,7 @@ plugin. Adapt the inputs through the hooks of `ContractBase` (`scenarios`,
 from __future__ import annotations
 
 from kubesched.testing._contract_base import ContractBase, PluginUnderTest, applies_to
-from kubesched.testing._contracts_batch import BatchScoreContract
+from kubesched.testing._contracts_batch import BatchFilterContract, BatchScoreContract
 from kubesched.testing._contracts_cycle import (
     FilterContract,
     PermitContract,
@@ -46,6 +46,7 @@ from kubesched.testing._contracts_plugin import (
 
 __all__ = [
     "ArgsContract",
+    "BatchFilterContract",
     "BatchScoreContract",
     "BindContract",
     "ContractBase",
@@ -84,6 +85,7 @@ class PluginConformance(
     PreScoreContract,
     PostFilterContract,
     PreFilterExtensionsContract,
+    BatchFilterContract,
     FilterContract,
     PreFilterContract,
     EnqueueExtensionsContract,

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from kubesched.api import Node, Pod
-from kubesched.framework import NodeInfo, StateData
+from kubesched.framework import NodeInfo, StateData, Status
 from kubesched_builtin.interpodaffinity.terms import (
     AffinityTerm,
     PodTerms,
@@ -33,6 +33,7 @@ __all__ = [
     "PreFilterState",
     "TopologyCounts",
     "existing_anti_affinity_counts",
+    "filter_nodes",
     "incoming_affinity_counts",
     "satisfies_existing_pods_anti_affinity",
     "satisfies_pod_affinity",
@@ -217,3 +218,36 @@ def satisfies_pod_affinity(state: PreFilterState, node: Node) -> bool:
     # The first pod of a group whose terms select the group itself would wait forever:
     # when no pod anywhere matches and the pod matches its own terms, let it pass.
     return not state.affinity_counts and pod_matches_all_terms(state.required_affinity, state.pod)
+
+
+def filter_nodes(state: PreFilterState, nodes: Sequence[NodeInfo]) -> list[Status | None]:
+    """Filter's answer for each node (an Error for a node info without its node): the
+    three rules in Filter's order, each skipped at once when PreFilter's state leaves it
+    nothing to reject, the incoming pod's anti-affinity keys listed once."""
+    check_affinity = bool(state.required_affinity)
+    anti_keys = (
+        [t.topology_key for t in state.required_anti_affinity] if state.anti_affinity_counts else []
+    )
+    anti_counts = state.anti_affinity_counts
+    check_existing = bool(state.existing_anti_affinity_counts)
+    out: list[Status | None] = [None] * len(nodes)
+    for i, info in enumerate(nodes):
+        node = info.node
+        if node is None:
+            out[i] = Status.as_error("node not found")
+            continue
+        if check_affinity and not satisfies_pod_affinity(state, node):
+            out[i] = Status.unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH)
+            continue
+        if anti_keys:
+            labels = node.metadata.labels
+            for key in anti_keys:
+                value = labels.get(key)
+                if value is not None and anti_counts.get((key, value), 0) > 0:
+                    out[i] = Status.unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH)
+                    break
+            if out[i] is not None:
+                continue
+        if check_existing and not satisfies_existing_pods_anti_affinity(state, node):
+            out[i] = Status.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
+    return out

@@ -41,6 +41,7 @@ from kubesched_builtin.interpodaffinity.filtering import (
     ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,
     PreFilterState,
     existing_anti_affinity_counts,
+    filter_nodes,
     incoming_affinity_counts,
     satisfies_existing_pods_anti_affinity,
     satisfies_pod_affinity,
@@ -188,6 +189,17 @@ class InterPodAffinity(
         if not satisfies_existing_pods_anti_affinity(s, node):
             return Status.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
         return None
+
+    def filter_nodes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> list[Status | None]:
+        """Filter of each node in one call (BatchFilterPlugin): PreFilter's state is read
+        once, and a rule it leaves nothing to reject with is not looked at."""
+        try:
+            s = _pre_filter_state(state)
+        except RuntimeError:
+            return [self.filter(state, pod, info) for info in nodes]
+        return filter_nodes(s, nodes)
 
     # -- PreScore / Score -----------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:

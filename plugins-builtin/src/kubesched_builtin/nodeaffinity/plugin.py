@@ -184,6 +184,29 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, E
             return Status.unresolvable(ERR_REASON_POD)
         return None
 
+    def filter_nodes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> list[Status | None]:
+        """Filter of each node in one call (BatchFilterPlugin): PreFilter's state is read
+        (or the pod's constraints parsed) once."""
+        added = self.added_node_selector
+        data = state.get(PRE_FILTER_STATE_KEY)
+        required = data.required if isinstance(data, PreFilterState) else None
+        out: list[Status | None] = [None] * len(nodes)
+        for i, info in enumerate(nodes):
+            node = info.node
+            if node is None:
+                out[i] = Status.as_error("node not found")
+                continue
+            if added is not None and not added.matches(node):
+                out[i] = Status.unresolvable(ERR_REASON_ENFORCED)
+                continue
+            if required is None:  # as `filter` does without PreFilter
+                required = required_node_affinity(pod)
+            if not required.matches(node):
+                out[i] = Status.unresolvable(ERR_REASON_POD)
+        return out
+
     # -- PreScore / Score ----------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         try:

@@ -5,6 +5,7 @@ Upstream: pkg/scheduler/framework/plugins/nodename/node_name.go.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar, Final
 
 from kubesched.api import Pod
@@ -40,6 +41,16 @@ class NodeName(FilterPlugin, EnqueueExtensions):
         if fits(pod, node_info):
             return None
         return Status.unresolvable(ERR_REASON)
+
+    def filter_nodes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> list[Status | None]:
+        """Filter of each node in one call (BatchFilterPlugin): nothing to check for a pod
+        that names no node."""
+        wanted = pod.spec.node_name
+        if not wanted:
+            return [None] * len(nodes)
+        return [None if info.name == wanted else Status.unresolvable(ERR_REASON) for info in nodes]
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         # upstream (queueing hints on): only a new node can be the named one; no hint

@@ -87,6 +87,20 @@ class NodePorts(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
             return Status.unschedulable(ERR_REASON)
         return None
 
+    def filter_nodes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> list[Status | None]:
+        """Filter of each node in one call (BatchFilterPlugin): PreFilter's state is read
+        once."""
+        data = state.get(PRE_FILTER_STATE_KEY)
+        if not isinstance(data, PreFilterState):
+            return [self.filter(state, pod, info) for info in nodes]
+        ports = data.ports
+        return [
+            None if fits_ports(ports, info.used_ports) else Status.unschedulable(ERR_REASON)
+            for info in nodes
+        ]
+
     # -- EnqueueExtensions ---------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
         # upstream with queueing hints on: a pod holding a port going away, or a new node.

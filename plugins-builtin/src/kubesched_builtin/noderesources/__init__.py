@@ -7,7 +7,12 @@ from kubesched_builtin.noderesources.args import (
     ScoringStrategy,
     UtilizationShapePoint,
 )
-from kubesched_builtin.noderesources.fits import InsufficientResource, fits, fits_request
+from kubesched_builtin.noderesources.fits import (
+    InsufficientResource,
+    fits,
+    fits_request,
+    nodes_short_of,
+)
 from kubesched_builtin.noderesources.plugin import (
     PRE_FILTER_STATE_KEY,
     PRE_SCORE_STATE_KEY,
@@ -26,4 +31,5 @@ __all__ = [
     "UtilizationShapePoint",
     "fits",
     "fits_request",
+    "nodes_short_of",
 ]

@@ -7,6 +7,7 @@ with `spec.unschedulable: true` is treated as if it had the taint
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar, Final
 
 from kubesched.api import Node, Pod, Taint, Toleration, tolerates_any
@@ -51,6 +52,24 @@ class NodeUnschedulable(FilterPlugin, EnqueueExtensions):
         if _tolerates_unschedulable(pod.spec.tolerations):
             return None
         return Status.unresolvable(ERR_REASON_UNSCHEDULABLE)
+
+    def filter_nodes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> list[Status | None]:
+        """Filter of each node in one call (BatchFilterPlugin): the toleration is looked
+        up once, and only for a pod that meets a cordoned node."""
+        out: list[Status | None] = [None] * len(nodes)
+        tolerates: bool | None = None
+        for i, info in enumerate(nodes):
+            node = info.node
+            if node is None:
+                out[i] = Status.unresolvable(ERR_REASON_NODE_NOT_FOUND)
+            elif node.spec.unschedulable:
+                if tolerates is None:
+                    tolerates = _tolerates_unschedulable(pod.spec.tolerations)
+                if not tolerates:
+                    out[i] = Status.unresolvable(ERR_REASON_UNSCHEDULABLE)
+        return out
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         # upstream (queueing hints on): a node that appears or is uncordoned, and a pod that

@@ -27,6 +27,7 @@ __all__ = [
     "PreFilterState",
     "compute_pre_filter_state",
     "filter_node",
+    "filter_nodes",
 ]
 
 ERR_REASON_CONSTRAINTS_NOT_MATCH: Final = "node(s) didn't match pod topology spread constraints"
@@ -172,3 +173,35 @@ def filter_node(state: PreFilterState, pod: Pod, node: Node) -> Status | None:
         if match_num + self_match - state.min_match_num(i) > c.max_skew:
             return Status.unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH)
     return None
+
+
+def filter_nodes(state: PreFilterState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[Status | None]:
+    """`filter_node` of each node (an Error for a node info without its node), with what
+    does not depend on the node (the pod's self match, each constraint's global minimum)
+    worked out once: a node passes a constraint when its domain holds at most
+    `maxSkew + globalMin - selfMatch` matching pods."""
+    pod_labels = pod.metadata.labels
+    limits = [
+        (
+            c.topology_key,
+            state.tp_value_to_match_num[i],
+            c.max_skew + state.min_match_num(i) - (1 if c.selector.matches(pod_labels) else 0),
+        )
+        for i, c in enumerate(state.constraints)
+    ]
+    out: list[Status | None] = [None] * len(nodes)
+    for j, info in enumerate(nodes):
+        node = info.node
+        if node is None:
+            out[j] = Status.as_error("node not found")
+            continue
+        labels = node.metadata.labels
+        for key, counts, limit in limits:
+            value = labels.get(key)
+            if value is None:
+                out[j] = Status.unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH)
+                break
+            if counts.get(value, 0) > limit:
+                out[j] = Status.unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH)
+                break
+    return out

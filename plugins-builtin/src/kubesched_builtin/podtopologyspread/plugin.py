@@ -54,6 +54,7 @@ from kubesched_builtin.podtopologyspread.filtering import (
     PreFilterState,
     compute_pre_filter_state,
     filter_node,
+    filter_nodes,
 )
 from kubesched_builtin.podtopologyspread.scoring import (
     PreScoreState,
@@ -176,6 +177,17 @@ class PodTopologySpread(
         except RuntimeError as exc:
             return Status.as_error(exc)
         return filter_node(s, pod, node_info.node)
+
+    def filter_nodes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> list[Status | None]:
+        """Filter of each node in one call (BatchFilterPlugin): PreFilter's state is read
+        once, and what does not depend on the node is worked out once."""
+        try:
+            s = _pre_filter_state(state)
+        except RuntimeError:
+            return [self.filter(state, pod, info) for info in nodes]
+        return filter_nodes(s, pod, nodes)
 
     # -- PreScore / Score ------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:

@@ -89,6 +89,23 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensio
             return None
         return Status.unresolvable(untolerated_taint_reason(taint))
 
+    def filter_nodes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> list[Status | None]:
+        """Filter of each node in one call (BatchFilterPlugin): an untainted node passes
+        at once."""
+        tolerations = pod.spec.tolerations
+        out: list[Status | None] = [None] * len(nodes)
+        for i, info in enumerate(nodes):
+            node = info.node
+            if node is None:
+                out[i] = Status.as_error("node not found")
+            elif node.spec.taints:
+                taint = _untolerated(node, tolerations)
+                if taint is not None:
+                    out[i] = Status.unresolvable(untolerated_taint_reason(taint))
+        return out
+
     # -- PreScore / Score ---------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         tolerations = _prefer_no_schedule_tolerations(pod.spec.tolerations)
