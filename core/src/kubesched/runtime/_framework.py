@@ -3,7 +3,8 @@
 Upstream: pkg/scheduler/framework/runtime/framework.go. Each runner calls the plugins of
 its point in the profile's order and turns their answers into one Status with upstream's
 rules and messages. A plugin that raises gets an Error status naming it; the scheduler goes
-on. The Framework is also the Handle its plugins receive.
+on. The Framework is also the Handle its plugins receive. The Filter runners are in
+`_filter_runners`, the PreScore/Score runners in `_score_runners`.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel
 
@@ -19,8 +20,6 @@ from kubesched._errors import ConfigError
 from kubesched.api import Pod
 from kubesched.clock import Clock
 from kubesched.framework import (
-    MAX_NODE_SCORE,
-    MIN_NODE_SCORE,
     ActionType,
     BatchFilterPlugin,
     BatchScorePlugin,
@@ -34,7 +33,6 @@ from kubesched.framework import (
     EventResource,
     FilterPlugin,
     NodeInfo,
-    NodeScore,
     NodeToStatus,
     PermitPlugin,
     Plugin,
@@ -54,18 +52,14 @@ from kubesched.framework import (
     Status,
     WaitingPod,
 )
+from kubesched.runtime._filter_runners import FilterRunners, PodNominator
+from kubesched.runtime._plugin_status import SUCCESS, raised, wrap_error
+from kubesched.runtime._score_runners import NodePluginScores, ScoreRunners
 from kubesched.runtime._waiting_pods import MAX_PERMIT_TIMEOUT, WaitingPodImpl, WaitingPodsMap
 
 __all__ = ["Framework", "NodePluginScores", "PodNominator", "ProfileSpec"]
 
-_SUCCESS = Status()
 _P = TypeVar("_P", bound=Plugin)
-
-
-class PodNominator(Protocol):
-    def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]: ...
-
-    def has_nominated_pods(self) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -79,70 +73,7 @@ class ProfileSpec:
     percentage_of_nodes_to_score: int | None = None
 
 
-class NodePluginScores:
-    """A feasible node's weighted score per plugin (`scores`: (plugin, score) in the
-    profile's order) and their sum (`total_score`).
-
-    The Score runner gives each node its row of the plugins' weighted scores, and
-    `scores` pairs it with the plugin names when first read: selecting the host needs only
-    the totals."""
-
-    __slots__ = ("_plugins", "_row", "_scores", "name", "total_score")
-
-    def __init__(
-        self,
-        name: str,
-        scores: list[tuple[str, int]] | None = None,
-        total_score: int = 0,
-        *,
-        plugins: Sequence[str] = (),
-        row: Sequence[int] = (),
-    ) -> None:
-        self.name = name
-        self.total_score = total_score
-        self._scores = scores
-        self._plugins = plugins
-        self._row = row
-
-    @property
-    def scores(self) -> list[tuple[str, int]]:
-        if self._scores is None:
-            self._scores = list(zip(self._plugins, self._row, strict=True))
-        return self._scores
-
-    @scores.setter
-    def scores(self, value: list[tuple[str, int]]) -> None:
-        self._scores = value
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, NodePluginScores):
-            return NotImplemented
-        return (self.name, self.scores, self.total_score) == (
-            other.name,
-            other.scores,
-            other.total_score,
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass it replaces
-
-    def __repr__(self) -> str:
-        return (
-            f"NodePluginScores(name={self.name!r}, scores={self.scores!r}, "
-            f"total_score={self.total_score!r})"
-        )
-
-
-def _raised(plugin: Plugin, exc: BaseException) -> Status:
-    error = RuntimeError(f"plugin {plugin.name} raised {type(exc).__name__}: {exc}")
-    error.__cause__ = exc
-    return Status(Code.Error, error=error, plugin=plugin.name)
-
-
-def _wrap_error(prefix: str, plugin: str, status: Status) -> Status:
-    return Status(Code.Error, error=RuntimeError(f"{prefix}: {status.message()}"), plugin=plugin)
-
-
-class Framework:
+class Framework(FilterRunners, ScoreRunners):
     """A profile's plugin instances by extension point, and their runners."""
 
     def __init__(
@@ -305,10 +236,10 @@ class Framework:
             try:
                 s = p.pre_enqueue(pod)
             except Exception as exc:
-                s = _raised(p, exc)
+                s = raised(p, exc)
             if s is not None and not s.is_success:
                 return s.with_plugin(p.name)
-        return _SUCCESS
+        return SUCCESS
 
     # -- PreFilter ----------------------------------------------------------------------
     def run_pre_filter_plugins(
@@ -325,7 +256,7 @@ class Framework:
             try:
                 r, s = p.pre_filter(state, pod, nodes)
             except Exception as exc:
-                r, s = None, _raised(p, exc)
+                r, s = None, raised(p, exc)
             if s is not None and s.code is Code.Skip:
                 skip.add(p.name)
                 continue
@@ -337,7 +268,7 @@ class Framework:
                     rejected = s
                     rejectors.add(p.name)
                     continue
-                return None, _wrap_error(f'running PreFilter plugin "{p.name}"', p.name, s), set()
+                return None, wrap_error(f'running PreFilter plugin "{p.name}"', p.name, s), set()
             if r is not None and not r.all_nodes:
                 with_nodes.append(p.name)
                 result = r if result is None else result.merge(r)
@@ -351,7 +282,7 @@ class Framework:
         state.skip_filter_plugins = skip
         # upstream returns pluginsWithNodes here too: the nodes a PreFilterResult left out
         # "didn't satisfy plugin(s) [...]", and those plugins' events can requeue the pod
-        return result, (rejected or _SUCCESS), rejectors | set(with_nodes)
+        return result, (rejected or SUCCESS), rejectors | set(with_nodes)
 
     def run_pre_filter_extension_add_pod(
         self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo, node_info: NodeInfo
@@ -382,158 +313,10 @@ class Framework:
                 fn = ext.add_pod if what == "AddPod" else ext.remove_pod
                 s = fn(state, pod, other, node_info)
             except Exception as exc:
-                s = _raised(p, exc)
+                s = raised(p, exc)
             if s is not None and not s.is_success:
-                return _wrap_error(f'running {what} on PreFilter plugin "{p.name}"', p.name, s)
-        return _SUCCESS
-
-    # -- Filter -------------------------------------------------------------------------
-    def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        """The node's status: the first non-success stops (rejections keep their code)."""
-        skip = state.skip_filter_plugins
-        for p in self.filter_plugins:
-            if skip and p.name in skip:
-                continue
-            try:
-                s = p.filter(state, pod, node_info)
-            except Exception as exc:
-                s = _raised(p, exc)
-            if s is not None and s.code is not Code.Success:
-                if s.is_rejected:
-                    return s.with_plugin(p.name)
-                return _wrap_error(f'running "{p.name}" filter plugin', p.name, s)
-        return _SUCCESS
-
-    def run_filter_plugins_on_nodes(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> list[Status]:
-        """`run_filter_plugins_with_nominated_pods` of each node, in the order given, with
-        one call per plugin for the whole of `nodes` rather than one per node and plugin.
-
-        Plugin by plugin in profile order, each sees the nodes every earlier plugin let
-        through: through `filter_nodes` when it has it (BatchFilterPlugin), else `filter`
-        node by node. A node's status is its first failing plugin's, attributed or wrapped
-        exactly as `run_filter_plugins` does. Nodes with nominated pods take the per-node
-        path. Every node is evaluated: the caller decides which answers count."""
-        nominator = self.nominator
-        if nominator is not None and nominator.has_nominated_pods():
-            nominated = [bool(nominator.nominated_pods_for_node(n.name)) for n in nodes]
-            if any(nominated):
-                others = [n for n, has in zip(nodes, nominated, strict=True) if not has]
-                batched = iter(self._filter_nodes_batched(state, pod, others))
-                return [
-                    self.run_filter_plugins_with_nominated_pods(state, pod, n)
-                    if has
-                    else next(batched)
-                    for n, has in zip(nodes, nominated, strict=True)
-                ]
-        return self._filter_nodes_batched(state, pod, nodes)
-
-    def _filter_nodes_batched(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> list[Status]:
-        statuses: list[Status] = [_SUCCESS] * len(nodes)
-        live = list(nodes)
-        live_index = list(range(len(nodes)))
-        skip = state.skip_filter_plugins
-        for p in self.filter_plugins:
-            if not live:
-                break
-            if skip and p.name in skip:
-                continue
-            answers = self._filter_one_plugin(p, state, pod, live)
-            if answers.count(None) == len(answers):
-                continue  # the usual case: every node passed
-            still: list[NodeInfo] = []
-            still_index: list[int] = []
-            for i, info, s in zip(live_index, live, answers, strict=True):
-                if s is None or s.code is Code.Success:
-                    still.append(info)
-                    still_index.append(i)
-                elif s.is_rejected:
-                    statuses[i] = s.with_plugin(p.name)
-                else:
-                    statuses[i] = _wrap_error(f'running "{p.name}" filter plugin', p.name, s)
-            live, live_index = still, still_index
-        return statuses
-
-    def _filter_one_plugin(
-        self, p: FilterPlugin, state: CycleState, pod: Pod, nodes: list[NodeInfo]
-    ) -> list[Status | None]:
-        """One plugin's answer for each node: `filter_nodes` when it has it (node by node
-        when that raises), else `filter` on each node; an exception is an Error."""
-        batch = self._batch_filters.get(p.name)
-        if batch is not None:
-            try:
-                answers = batch(state, pod, nodes)
-                if not isinstance(answers, list):
-                    answers = list(answers)
-            except Exception:
-                pass  # `filter` node by node says which node fails, and how
-            else:
-                if len(answers) == len(nodes):
-                    return answers
-                wrong = Status.as_error(
-                    f"filter_nodes returned {len(answers)} statuses for {len(nodes)} nodes"
-                )
-                return [wrong] * len(nodes)
-        out: list[Status | None] = []
-        filter_ = p.filter
-        for info in nodes:
-            try:
-                out.append(filter_(state, pod, info))
-            except Exception as exc:
-                out.append(_raised(p, exc))
-        return out
-
-    def run_filter_plugins_with_nominated_pods(
-        self, state: CycleState, pod: Pod, node_info: NodeInfo
-    ) -> Status:
-        """Filter twice when pods of equal or higher priority are nominated to the node:
-        once as if they were there, once without them; both must pass."""
-        nominator = self.nominator
-        if (
-            nominator is None
-            or not nominator.has_nominated_pods()
-            or not nominator.nominated_pods_for_node(node_info.name)
-        ):
-            return self.run_filter_plugins(state, pod, node_info)
-        status = _SUCCESS
-        pods_added = False
-        for i in range(2):
-            state_to_use, info_to_use = state, node_info
-            if i == 0:
-                pods_added, state_to_use, info_to_use, err = self._add_nominated_pods(
-                    pod, state, node_info
-                )
-                if err is not None:
-                    return err
-            elif not pods_added or not status.is_success:
-                break
-            status = self.run_filter_plugins(state_to_use, pod, info_to_use)
-            if not status.is_success and not status.is_rejected:
-                return status
-        return status
-
-    def _add_nominated_pods(
-        self, pod: Pod, state: CycleState, node_info: NodeInfo
-    ) -> tuple[bool, CycleState, NodeInfo, Status | None]:
-        if self.nominator is None or node_info.node is None:
-            return False, state, node_info, None
-        nominated = self.nominator.nominated_pods_for_node(node_info.name)
-        if not nominated:
-            return False, state, node_info, None
-        info_out = node_info.clone()
-        state_out = state.clone()
-        added = False
-        for pi in nominated:
-            if pi.pod.priority >= pod.priority and pi.pod.metadata.uid != pod.metadata.uid:
-                info_out.add_pod_info(pi)
-                s = self.run_pre_filter_extension_add_pod(state_out, pod, pi, info_out)
-                if not s.is_success:
-                    return False, state, node_info, s
-                added = True
-        return added, state_out, info_out, None
+                return wrap_error(f'running {what} on PreFilter plugin "{p.name}"', p.name, s)
+        return SUCCESS
 
     # -- PostFilter ---------------------------------------------------------------------
     def run_post_filter_plugins(
@@ -547,9 +330,9 @@ class Framework:
             try:
                 r, s = p.post_filter(state, pod, statuses)
             except Exception as exc:
-                r, s = None, _raised(p, exc)
+                r, s = None, raised(p, exc)
             if s is None or s.is_success:
-                return r, _SUCCESS
+                return r, SUCCESS
             if s.code is Code.UnschedulableAndUnresolvable:
                 return r, s.with_plugin(p.name)
             if s.code is not Code.Unschedulable:
@@ -562,116 +345,18 @@ class Framework:
                 result = r
         return result, Status(Code.Unschedulable, *reasons, plugin=rejector)
 
-    # -- PreScore / Score ---------------------------------------------------------------
-    def run_pre_score_plugins(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> Status:
-        skip: set[str] = set()
-        for p in self.pre_score_plugins:
-            try:
-                s = p.pre_score(state, pod, nodes)
-            except Exception as exc:
-                s = _raised(p, exc)
-            if s is not None and s.code is Code.Skip:
-                skip.add(p.name)
-                continue
-            if s is not None and not s.is_success:
-                return _wrap_error(f'running PreScore plugin "{p.name}"', p.name, s)
-        state.skip_score_plugins = skip
-        return _SUCCESS
-
-    def run_score_plugins(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> tuple[list[NodePluginScores], Status]:
-        """Score, NormalizeScore, range check [0, 100] and weights, per upstream
-        RunScorePlugins: plugin by plugin, the first failure ends the cycle.
-
-        A plugin with `score_nodes` (BatchScorePlugin) is called once for all nodes, the
-        others once per node; the weighted scores are then gathered column-wise, so the
-        per-node work left is building each node's NodePluginScores."""
-        plugin_names: list[str] = []
-        columns: list[Sequence[int]] = []
-        for p in self.score_plugins:
-            if p.name in state.skip_score_plugins:
-                continue
-            values, s = self._score_one_plugin(p, state, pod, nodes)
-            if s is not None:
-                return [], s
-            if p.name in self._normalizers:
-                scores = [NodeScore(info.name, v) for info, v in zip(nodes, values, strict=True)]
-                try:
-                    s = p.normalize_score(state, pod, scores)
-                except Exception as exc:
-                    s = _raised(p, exc)
-                if s is not None and not s.is_success:
-                    msg = f'running Normalize on Score plugins: plugin "{p.name}" failed with'
-                    return [], _wrap_error(msg, p.name, s)
-                values = [ns.score for ns in scores]
-            if nodes and (min(values) < MIN_NODE_SCORE or max(values) > MAX_NODE_SCORE):
-                bad = next(v for v in values if not MIN_NODE_SCORE <= v <= MAX_NODE_SCORE)
-                msg = (
-                    f'applying score defaultWeights on Score plugins: plugin "{p.name}" '
-                    f"returns an invalid score {bad}, it should in the range of "
-                    f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
-                )
-                return [], Status(Code.Error, error=RuntimeError(msg), plugin=p.name)
-            weight = self.score_weights[p.name]
-            plugin_names.append(p.name)
-            columns.append(values if weight == 1 else [v * weight for v in values])
-        if not columns:
-            return [NodePluginScores(n.name, []) for n in nodes], _SUCCESS
-        return [
-            NodePluginScores(info.name, None, sum(row), plugins=plugin_names, row=row)
-            for info, row in zip(nodes, zip(*columns, strict=True), strict=True)
-        ], _SUCCESS
-
-    def _score_one_plugin(
-        self, p: ScorePlugin, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> tuple[Sequence[int], Status | None]:
-        """One plugin's raw scores of `nodes`, or the Error status that ends the cycle."""
-        msg = f'running Score plugins: plugin "{p.name}" failed with'
-        batch = self._batch_scorers.get(p.name)
-        if batch is not None:
-            try:
-                values, s = batch(state, pod, nodes)
-                if not isinstance(values, list) and (s is None or s.is_success):
-                    # e.g. a numpy array: plain ints, as `score` gives
-                    tolist = getattr(values, "tolist", None)
-                    values = tolist() if callable(tolist) else list(values)
-            except Exception as exc:
-                values, s = [], _raised(p, exc)
-            if s is not None and not s.is_success:
-                return [], _wrap_error(msg, p.name, s)
-            if len(values) != len(nodes):
-                wrong = Status.as_error(
-                    f"score_nodes returned {len(values)} scores for {len(nodes)} nodes"
-                )
-                return [], _wrap_error(msg, p.name, wrong)
-            return values, None
-        scored: list[int] = []
-        score = p.score
-        for info in nodes:
-            try:
-                value, s = score(state, pod, info)
-            except Exception as exc:
-                value, s = 0, _raised(p, exc)
-            if s is not None and not s.is_success:
-                return [], _wrap_error(msg, p.name, s)
-            scored.append(value)
-        return scored, None
-
     # -- Reserve ------------------------------------------------------------------------
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         for p in self.reserve_plugins:
             try:
                 s = p.reserve(state, pod, node_name)
             except Exception as exc:
-                s = _raised(p, exc)
+                s = raised(p, exc)
             if s is not None and not s.is_success:
                 if s.is_rejected:
                     return s.with_plugin(p.name)
-                return _wrap_error(f'running Reserve plugin "{p.name}"', p.name, s)
-        return _SUCCESS
+                return wrap_error(f'running Reserve plugin "{p.name}"', p.name, s)
+        return SUCCESS
 
     def run_reserve_plugins_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         """Every Reserve plugin's unreserve, in reverse order; exceptions are swallowed
@@ -697,7 +382,7 @@ class Framework:
             try:
                 s, timeout = p.permit(state, pod, node_name)
             except Exception as exc:
-                s, timeout = _raised(p, exc), 0.0
+                s, timeout = raised(p, exc), 0.0
             if s is None or s.is_success:
                 continue
             if s.is_rejected:
@@ -705,7 +390,7 @@ class Framework:
             if s.code is Code.Wait:
                 timeouts[p.name] = min(max(float(timeout), 0.0), MAX_PERMIT_TIMEOUT)
                 continue
-            return _wrap_error(f'running Permit plugin "{p.name}"', p.name, s)
+            return wrap_error(f'running Permit plugin "{p.name}"', p.name, s)
         if timeouts:
             wp = WaitingPodImpl(pod, timeouts)
             self.waiting_pods.add(wp)
@@ -713,12 +398,12 @@ class Framework:
             return Status.wait(
                 f'one or more plugins asked to wait and no plugin rejected pod "{name}"'
             )
-        return _SUCCESS
+        return SUCCESS
 
     async def wait_on_permit(self, pod: Pod) -> Status:
         wp = self.waiting_pods.get(pod.metadata.uid)
         if wp is None:
-            return _SUCCESS
+            return SUCCESS
         try:
             s = await wp.wait()
         finally:
@@ -739,12 +424,12 @@ class Framework:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                s = _raised(p, exc)
+                s = raised(p, exc)
             if s is not None and not s.is_success:
                 if s.is_rejected:
                     return s.with_plugin(p.name)
-                return _wrap_error(f'running PreBind plugin "{p.name}"', p.name, s)
-        return _SUCCESS
+                return wrap_error(f'running PreBind plugin "{p.name}"', p.name, s)
+        return SUCCESS
 
     async def run_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         """Binders in order: Skip passes on, Success stops; all Skip is a failure."""
@@ -755,15 +440,15 @@ class Framework:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                s = _raised(p, exc)
+                s = raised(p, exc)
             if s is not None and s.code is Code.Skip:
                 status = s
                 continue
             if s is None or s.is_success:
-                return _SUCCESS
+                return SUCCESS
             if s.is_rejected:
                 return s.with_plugin(p.name)
-            return _wrap_error(f'running Bind plugin "{p.name}"', p.name, s)
+            return wrap_error(f'running Bind plugin "{p.name}"', p.name, s)
         return status
 
     async def run_post_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> None:

@@ -1,0 +1,189 @@
+"""The Filter runners of a Framework: one node, many nodes in one call per plugin, and
+the two passes with nominated pods (upstream framework.go RunFilterPlugins and
+RunFilterPluginsWithNominatedPods)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from kubesched.api import Pod
+from kubesched.framework import (
+    Code,
+    CycleState,
+    FilterPlugin,
+    NodeInfo,
+    PodInfo,
+    Status,
+)
+from kubesched.runtime._plugin_status import SUCCESS, raised, wrap_error
+
+__all__ = ["FilterRunners", "PodNominator"]
+
+_FilterNodes = Callable[[CycleState, Pod, Sequence[NodeInfo]], Sequence[Status | None]]
+
+
+class PodNominator(Protocol):
+    def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]: ...
+
+    def has_nominated_pods(self) -> bool: ...
+
+
+class FilterRunners:
+    """Mixed into Framework, which sets the attributes below."""
+
+    filter_plugins: list[FilterPlugin]
+    nominator: PodNominator | None
+    _batch_filters: dict[str, _FilterNodes]
+
+    def run_pre_filter_extension_add_pod(
+        self, state: CycleState, pod: Pod, pod_to_add: PodInfo, node_info: NodeInfo
+    ) -> Status:
+        raise NotImplementedError  # Framework's
+
+    def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        """The node's status: the first non-success stops (rejections keep their code)."""
+        skip = state.skip_filter_plugins
+        for p in self.filter_plugins:
+            if skip and p.name in skip:
+                continue
+            try:
+                s = p.filter(state, pod, node_info)
+            except Exception as exc:
+                s = raised(p, exc)
+            if s is not None and s.code is not Code.Success:
+                if s.is_rejected:
+                    return s.with_plugin(p.name)
+                return wrap_error(f'running "{p.name}" filter plugin', p.name, s)
+        return SUCCESS
+
+    def run_filter_plugins_on_nodes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> list[Status]:
+        """`run_filter_plugins_with_nominated_pods` of each node, in the order given, with
+        one call per plugin for the whole of `nodes` rather than one per node and plugin.
+
+        Plugin by plugin in profile order, each sees the nodes every earlier plugin let
+        through: through `filter_nodes` when it has it (BatchFilterPlugin), else `filter`
+        node by node. A node's status is its first failing plugin's, attributed or wrapped
+        exactly as `run_filter_plugins` does. Nodes with nominated pods take the per-node
+        path. Every node is evaluated: the caller decides which answers count."""
+        nominator = self.nominator
+        if nominator is not None and nominator.has_nominated_pods():
+            nominated = [bool(nominator.nominated_pods_for_node(n.name)) for n in nodes]
+            if any(nominated):
+                others = [n for n, has in zip(nodes, nominated, strict=True) if not has]
+                batched = iter(self._filter_nodes_batched(state, pod, others))
+                return [
+                    self.run_filter_plugins_with_nominated_pods(state, pod, n)
+                    if has
+                    else next(batched)
+                    for n, has in zip(nodes, nominated, strict=True)
+                ]
+        return self._filter_nodes_batched(state, pod, nodes)
+
+    def _filter_nodes_batched(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> list[Status]:
+        statuses: list[Status] = [SUCCESS] * len(nodes)
+        live = list(nodes)
+        live_index = list(range(len(nodes)))
+        skip = state.skip_filter_plugins
+        for p in self.filter_plugins:
+            if not live:
+                break
+            if skip and p.name in skip:
+                continue
+            answers = self._filter_one_plugin(p, state, pod, live)
+            if answers.count(None) == len(answers):
+                continue  # the usual case: every node passed
+            still: list[NodeInfo] = []
+            still_index: list[int] = []
+            for i, info, s in zip(live_index, live, answers, strict=True):
+                if s is None or s.code is Code.Success:
+                    still.append(info)
+                    still_index.append(i)
+                elif s.is_rejected:
+                    statuses[i] = s.with_plugin(p.name)
+                else:
+                    statuses[i] = wrap_error(f'running "{p.name}" filter plugin', p.name, s)
+            live, live_index = still, still_index
+        return statuses
+
+    def _filter_one_plugin(
+        self, p: FilterPlugin, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> list[Status | None]:
+        """One plugin's answer for each node: `filter_nodes` when it has it (node by node
+        when that raises), else `filter` on each node; an exception is an Error."""
+        batch = self._batch_filters.get(p.name)
+        if batch is not None:
+            try:
+                answers = batch(state, pod, nodes)
+                if not isinstance(answers, list):
+                    answers = list(answers)
+            except Exception:
+                pass  # `filter` node by node says which node fails, and how
+            else:
+                if len(answers) == len(nodes):
+                    return answers
+                wrong = Status.as_error(
+                    f"filter_nodes returned {len(answers)} statuses for {len(nodes)} nodes"
+                )
+                return [wrong] * len(nodes)
+        out: list[Status | None] = []
+        filter_ = p.filter
+        for info in nodes:
+            try:
+                out.append(filter_(state, pod, info))
+            except Exception as exc:
+                out.append(raised(p, exc))
+        return out
+
+    def run_filter_plugins_with_nominated_pods(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> Status:
+        """Filter twice when pods of equal or higher priority are nominated to the node:
+        once as if they were there, once without them; both must pass."""
+        nominator = self.nominator
+        if (
+            nominator is None
+            or not nominator.has_nominated_pods()
+            or not nominator.nominated_pods_for_node(node_info.name)
+        ):
+            return self.run_filter_plugins(state, pod, node_info)
+        status = SUCCESS
+        pods_added = False
+        for i in range(2):
+            state_to_use, info_to_use = state, node_info
+            if i == 0:
+                pods_added, state_to_use, info_to_use, err = self._add_nominated_pods(
+                    pod, state, node_info
+                )
+                if err is not None:
+                    return err
+            elif not pods_added or not status.is_success:
+                break
+            status = self.run_filter_plugins(state_to_use, pod, info_to_use)
+            if not status.is_success and not status.is_rejected:
+                return status
+        return status
+
+    def _add_nominated_pods(
+        self, pod: Pod, state: CycleState, node_info: NodeInfo
+    ) -> tuple[bool, CycleState, NodeInfo, Status | None]:
+        if self.nominator is None or node_info.node is None:
+            return False, state, node_info, None
+        nominated = self.nominator.nominated_pods_for_node(node_info.name)
+        if not nominated:
+            return False, state, node_info, None
+        info_out = node_info.clone()
+        state_out = state.clone()
+        added = False
+        for pi in nominated:
+            if pi.pod.priority >= pod.priority and pi.pod.metadata.uid != pod.metadata.uid:
+                info_out.add_pod_info(pi)
+                s = self.run_pre_filter_extension_add_pod(state_out, pod, pi, info_out)
+                if not s.is_success:
+                    return False, state, node_info, s
+                added = True
+        return added, state_out, info_out, None
