@@ -82,18 +82,6 @@ class ImageStateSummary:
         self.num_nodes = num_nodes
 
 
-def _pod_ports(pod: Pod) -> Iterable[tuple[str, str, int]]:
-    # upstream schedutil.GetHostPorts: sidecars (restartable init containers) hold their
-    # host ports for the pod's whole life, like app containers
-    for c in (
-        *(i for i in pod.spec.init_containers if i.restart_policy == "Always"),
-        *pod.spec.containers,
-    ):
-        for p in c.ports:
-            if p.host_port > 0:
-                yield p.host_ip, p.protocol, p.host_port
-
-
 class NodeInfo:
     """A node and the pods assigned (or assumed) to it."""
 
@@ -159,12 +147,16 @@ class NodeInfo:
         for i, p in enumerate(self.pods):
             if p.pod.metadata.uid == uid:
                 del self.pods[i]
-                self.pods_with_affinity = [
-                    q for q in self.pods_with_affinity if q.pod.metadata.uid != uid
-                ]
-                self.pods_with_required_anti_affinity = [
-                    q for q in self.pods_with_required_anti_affinity if q.pod.metadata.uid != uid
-                ]
+                if self.pods_with_affinity:
+                    self.pods_with_affinity = [
+                        q for q in self.pods_with_affinity if q.pod.metadata.uid != uid
+                    ]
+                if self.pods_with_required_anti_affinity:
+                    self.pods_with_required_anti_affinity = [
+                        q
+                        for q in self.pods_with_required_anti_affinity
+                        if q.pod.metadata.uid != uid
+                    ]
                 self._account(p, -1)
                 return True
         return False
@@ -173,7 +165,7 @@ class NodeInfo:
         self.requested.add_resource(pod_info.requests, sign)
         self.non_zero_requested.milli_cpu += sign * pod_info.non_zero_requests.milli_cpu
         self.non_zero_requested.memory += sign * pod_info.non_zero_requests.memory
-        for ip, protocol, port in _pod_ports(pod_info.pod):
+        for ip, protocol, port in pod_info.host_ports:
             if sign > 0:
                 self.used_ports.add(ip, protocol, port)
             else:

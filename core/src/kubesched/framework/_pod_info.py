@@ -34,6 +34,24 @@ class PodInfo:
         return Resource.from_mapping(pod_requests(self.pod, non_zero=True))
 
     @cached_property
+    def host_ports(self) -> tuple[tuple[str, str, int], ...]:
+        """(hostIP, protocol, hostPort) of every port the pod binds on its node.
+
+        upstream schedutil.GetHostPorts: sidecars (restartable init containers) hold their
+        host ports for the pod's whole life, like app containers."""
+        spec = self.pod.spec
+        containers = (
+            *(i for i in spec.init_containers if i.restart_policy == "Always"),
+            *spec.containers,
+        )
+        return tuple(
+            (p.host_ip, p.protocol, p.host_port)
+            for c in containers
+            for p in c.ports
+            if p.host_port > 0
+        )
+
+    @cached_property
     def required_affinity_terms(self) -> list[PodAffinityTerm]:
         aff = self.pod.spec.affinity
         if aff is None or aff.pod_affinity is None:

@@ -173,17 +173,21 @@ class FilterRunners:
     ) -> tuple[bool, CycleState, NodeInfo, Status | None]:
         if self.nominator is None or node_info.node is None:
             return False, state, node_info, None
-        nominated = self.nominator.nominated_pods_for_node(node_info.name)
-        if not nominated:
+        # upstream addGENominatedPods clones first; cloning only when some nominated pod
+        # counts gives the same answers (Filter plugins do not write the state), cheaper
+        priority, uid = pod.priority, pod.metadata.uid
+        counted = [
+            pi
+            for pi in self.nominator.nominated_pods_for_node(node_info.name)
+            if pi.pod.priority >= priority and pi.pod.metadata.uid != uid
+        ]
+        if not counted:
             return False, state, node_info, None
         info_out = node_info.clone()
         state_out = state.clone()
-        added = False
-        for pi in nominated:
-            if pi.pod.priority >= pod.priority and pi.pod.metadata.uid != pod.metadata.uid:
-                info_out.add_pod_info(pi)
-                s = self.run_pre_filter_extension_add_pod(state_out, pod, pi, info_out)
-                if not s.is_success:
-                    return False, state, node_info, s
-                added = True
-        return added, state_out, info_out, None
+        for pi in counted:
+            info_out.add_pod_info(pi)
+            s = self.run_pre_filter_extension_add_pod(state_out, pod, pi, info_out)
+            if not s.is_success:
+                return False, state, node_info, s
+        return True, state_out, info_out, None

@@ -111,6 +111,15 @@ class DefaultPreemption(PostFilterPlugin):
         self.evaluator = Evaluator(self.name, handle, self)
         self._guards: list[PreemptionVictimGuard] | None = None
         self._victims_by_node: dict[str, list[Pod]] = {}
+        self._importance_cache: (
+            tuple[
+                MoreImportantPodFunc | None,
+                datetime | None,
+                MoreImportantPodFunc,
+                Callable[[Pod], Any],
+            ]
+            | None
+        ) = None
         """This cycle's victims per node of the dry run (kept only when there are guards)."""
 
     @property
@@ -187,6 +196,23 @@ class DefaultPreemption(PostFilterPlugin):
             node_info, victim, preemptor
         )
 
+    def _importance(self) -> tuple[MoreImportantPodFunc, Callable[[Pod], Any]]:
+        """The victim order and its sort key, made once per clock reading (the default
+        order depends on the time) rather than for every node of a dry run."""
+        custom = self.more_important_pod
+        now = None if custom is not None else self.handle.clock.wall_time()
+        cached = self._importance_cache
+        if cached is not None and cached[0] is custom and cached[1] == now:
+            return cached[2], cached[3]
+        if custom is not None:
+            more_important = custom
+        else:
+            assert now is not None
+            more_important = _by_priority_then_start(now)
+        key = importance_key(more_important)
+        self._importance_cache = (custom, now, more_important, key)
+        return more_important, key
+
     def select_victims_on_node(
         self, state: CycleState, pod: Pod, node_info: NodeInfo, pdbs: Sequence[Any]
     ) -> tuple[list[Pod], int, Status]:
@@ -207,11 +233,12 @@ class DefaultPreemption(PostFilterPlugin):
             node_info.add_pod_info(info)
             return handle.run_pre_filter_extension_add_pod(state, pod, info, node_info)
 
-        potential = [p for p in node_info.pods if self._is_preemption_allowed(node_info, p, pod)]
-        more_important = self.more_important_pod or _by_priority_then_start(
-            handle.clock.wall_time()
-        )
-        key = importance_key(more_important)
+        priority = pod.priority
+        eligible = self.is_eligible_pod
+        potential = [
+            p for p in node_info.pods if p.pod.priority < priority and eligible(node_info, p, pod)
+        ]
+        more_important, key = self._importance()
         held: list[PodInfo] = []
         reasons: list[str] = []
         if potential and self.guards:

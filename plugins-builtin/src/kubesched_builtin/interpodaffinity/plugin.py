@@ -40,12 +40,16 @@ from kubesched_builtin.interpodaffinity.filtering import (
     ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
     ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,
     PreFilterState,
-    existing_anti_affinity_counts,
     filter_nodes,
-    incoming_affinity_counts,
     satisfies_existing_pods_anti_affinity,
     satisfies_pod_affinity,
     satisfies_pod_anti_affinity,
+)
+from kubesched_builtin.interpodaffinity.podindex import (
+    PodIndex,
+    existing_anti_affinity_counts,
+    incoming_affinity_counts,
+    topology_scores,
 )
 from kubesched_builtin.interpodaffinity.scoring import PreScoreState, node_score, normalize
 from kubesched_builtin.interpodaffinity.terms import (
@@ -110,6 +114,9 @@ class InterPodAffinity(
         super().__init__(args, handle)
         self.affinity_args = args
         self.terms = TermCache()
+        self.index = PodIndex(self.terms)
+        """Each node's pods grouped by labels and by terms (PreFilter and PreScore match a
+        group once)."""
 
     # -- PreFilter ------------------------------------------------------------------------
     def pre_filter(
@@ -130,13 +137,13 @@ class InterPodAffinity(
             pod, affinity, anti_affinity, _namespace_labels(self.handle.cluster, pod_namespace(pod))
         )
         s.existing_anti_affinity_counts = existing_anti_affinity_counts(
+            self.index,
             pod,
             s.namespace_labels,
             self.handle.snapshot.have_pods_with_required_anti_affinity,
-            self.terms,
         )
         s.affinity_counts, s.anti_affinity_counts = incoming_affinity_counts(
-            affinity, anti_affinity, nodes
+            self.index, affinity, anti_affinity, nodes
         )
         if not s.existing_anti_affinity_counts and not affinity and not anti_affinity:
             return None, Status.skip()
@@ -237,12 +244,16 @@ class InterPodAffinity(
             _namespace_labels(self.handle.cluster, pod_namespace(pod)),
             self.affinity_args.hard_pod_affinity_weight,
         )
-        for info in all_nodes:
-            node = info.node
-            if node is None:
-                continue
-            for existing in info.pods if has_constraints else info.pods_with_affinity:
-                s.process_existing_pod(existing.pod, self.terms.terms(existing.pod), node, pod)
+        s.topology_scores = topology_scores(
+            self.index,
+            pod,
+            preferred,
+            preferred_anti,
+            s.namespace_labels,
+            s.hard_pod_affinity_weight,
+            all_nodes,
+            all_pods=has_constraints,
+        )
         if not s.topology_scores:
             return Status.skip()
         state.write(PRE_SCORE_STATE_KEY, s)
