@@ -33,6 +33,7 @@ __all__ = [
     "PreFilterState",
     "TopologyCounts",
     "existing_anti_affinity_counts",
+    "filter_node",
     "filter_nodes",
     "incoming_affinity_counts",
     "satisfies_existing_pods_anti_affinity",
@@ -220,34 +221,22 @@ def satisfies_pod_affinity(state: PreFilterState, node: Node) -> bool:
     return not state.affinity_counts and pod_matches_all_terms(state.required_affinity, state.pod)
 
 
+def filter_node(state: PreFilterState, node_info: NodeInfo) -> Status | None:
+    """Filter's answer for one node: the three rules in upstream's order (an Error for a
+    node info without its node). Each rule returns at once when PreFilter's state leaves
+    it nothing to reject with."""
+    node = node_info.node
+    if node is None:
+        return Status.as_error("node not found")
+    if not satisfies_pod_affinity(state, node):
+        return Status.unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH)
+    if not satisfies_pod_anti_affinity(state, node):
+        return Status.unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH)
+    if not satisfies_existing_pods_anti_affinity(state, node):
+        return Status.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
+    return None
+
+
 def filter_nodes(state: PreFilterState, nodes: Sequence[NodeInfo]) -> list[Status | None]:
-    """Filter's answer for each node (an Error for a node info without its node): the
-    three rules in Filter's order, each skipped at once when PreFilter's state leaves it
-    nothing to reject, the incoming pod's anti-affinity keys listed once."""
-    check_affinity = bool(state.required_affinity)
-    anti_keys = (
-        [t.topology_key for t in state.required_anti_affinity] if state.anti_affinity_counts else []
-    )
-    anti_counts = state.anti_affinity_counts
-    check_existing = bool(state.existing_anti_affinity_counts)
-    out: list[Status | None] = [None] * len(nodes)
-    for i, info in enumerate(nodes):
-        node = info.node
-        if node is None:
-            out[i] = Status.as_error("node not found")
-            continue
-        if check_affinity and not satisfies_pod_affinity(state, node):
-            out[i] = Status.unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH)
-            continue
-        if anti_keys:
-            labels = node.metadata.labels
-            for key in anti_keys:
-                value = labels.get(key)
-                if value is not None and anti_counts.get((key, value), 0) > 0:
-                    out[i] = Status.unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH)
-                    break
-            if out[i] is not None:
-                continue
-        if check_existing and not satisfies_existing_pods_anti_affinity(state, node):
-            out[i] = Status.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
-    return out
+    """`filter_node` of each node, PreFilter's state read once by the caller."""
+    return [filter_node(state, info) for info in nodes]

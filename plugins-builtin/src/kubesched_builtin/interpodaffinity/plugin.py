@@ -36,14 +36,9 @@ from kubesched_builtin.helper.state import read_state
 from kubesched_builtin.interpodaffinity import events
 from kubesched_builtin.interpodaffinity.args import InterPodAffinityArgs
 from kubesched_builtin.interpodaffinity.filtering import (
-    ERR_REASON_AFFINITY_RULES_NOT_MATCH,
-    ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
-    ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,
     PreFilterState,
+    filter_node,
     filter_nodes,
-    satisfies_existing_pods_anti_affinity,
-    satisfies_pod_affinity,
-    satisfies_pod_anti_affinity,
 )
 from kubesched_builtin.interpodaffinity.podindex import (
     PodIndex,
@@ -186,22 +181,13 @@ class InterPodAffinity(
             s = _pre_filter_state(state)
         except RuntimeError as exc:
             return Status.as_error(exc)
-        node = node_info.node
-        if node is None:
-            return Status.as_error("node not found")
-        if not satisfies_pod_affinity(s, node):
-            return Status.unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH)
-        if not satisfies_pod_anti_affinity(s, node):
-            return Status.unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH)
-        if not satisfies_existing_pods_anti_affinity(s, node):
-            return Status.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
-        return None
+        return filter_node(s, node_info)
 
     def filter_nodes(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> list[Status | None]:
         """Filter of each node in one call (BatchFilterPlugin): PreFilter's state is read
-        once, and a rule it leaves nothing to reject with is not looked at."""
+        once."""
         try:
             s = _pre_filter_state(state)
         except RuntimeError:
