@@ -126,6 +126,15 @@ def _names_from_match_fields(pod: Pod) -> set[str] | None:
     return names
 
 
+def _required(state: CycleState, pod: Pod) -> RequiredNodeAffinity:
+    """PreFilter's parsed constraints; parsed here when PreFilter did not run (e.g.
+    disabled), as upstream's Filter does."""
+    data = state.get(PRE_FILTER_STATE_KEY)
+    if isinstance(data, PreFilterState):
+        return data.required
+    return required_node_affinity(pod)
+
+
 class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions):
     """Filters nodes by the pod's (and the profile's) node constraints and scores them by
     preferred node affinity."""
@@ -170,42 +179,25 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, E
         return PreFilterResult.of(names), None
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
-        node = node_info.node
-        if node is None:
-            return Status.as_error("node not found")
-        if self.added_node_selector is not None and not self.added_node_selector.matches(node):
-            return Status.unresolvable(ERR_REASON_ENFORCED)
-        data = state.get(PRE_FILTER_STATE_KEY)
-        # upstream: computed here when PreFilter did not run (e.g. disabled)
-        required = data.required if isinstance(data, PreFilterState) else None
-        if required is None:
-            required = required_node_affinity(pod)
-        if not required.matches(node):  # parse errors ignored, as upstream
-            return Status.unresolvable(ERR_REASON_POD)
-        return None
+        return self._filter(node_info, _required(state, pod))
 
     def filter_nodes(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> list[Status | None]:
         """Filter of each node in one call (BatchFilterPlugin): PreFilter's state is read
         (or the pod's constraints parsed) once."""
-        added = self.added_node_selector
-        data = state.get(PRE_FILTER_STATE_KEY)
-        required = data.required if isinstance(data, PreFilterState) else None
-        out: list[Status | None] = [None] * len(nodes)
-        for i, info in enumerate(nodes):
-            node = info.node
-            if node is None:
-                out[i] = Status.as_error("node not found")
-                continue
-            if added is not None and not added.matches(node):
-                out[i] = Status.unresolvable(ERR_REASON_ENFORCED)
-                continue
-            if required is None:  # as `filter` does without PreFilter
-                required = required_node_affinity(pod)
-            if not required.matches(node):
-                out[i] = Status.unresolvable(ERR_REASON_POD)
-        return out
+        required = _required(state, pod)
+        return [self._filter(info, required) for info in nodes]
+
+    def _filter(self, node_info: NodeInfo, required: RequiredNodeAffinity) -> Status | None:
+        node = node_info.node
+        if node is None:
+            return Status.as_error("node not found")
+        if self.added_node_selector is not None and not self.added_node_selector.matches(node):
+            return Status.unresolvable(ERR_REASON_ENFORCED)
+        if not required.matches(node):  # parse errors ignored, as upstream
+            return Status.unresolvable(ERR_REASON_POD)
+        return None
 
     # -- PreScore / Score ----------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:

@@ -8,7 +8,7 @@ AddPod/RemovePod keep the counts right for nominated pods and preemption dry run
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Final
 
 from kubesched.api import Node, Pod
@@ -161,27 +161,15 @@ def compute_pre_filter_state(
     return PreFilterState(constraints, paths, counts)
 
 
-def filter_node(state: PreFilterState, pod: Pod, node: Node) -> Status | None:
-    """Filter one node against the DoNotSchedule constraints."""
-    labels = node.metadata.labels
-    for i, c in enumerate(state.constraints):
-        value = labels.get(c.topology_key)
-        if value is None:
-            return Status.unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH)
-        self_match = 1 if c.selector.matches(pod.metadata.labels) else 0
-        match_num = state.tp_value_to_match_num[i].get(value, 0)
-        if match_num + self_match - state.min_match_num(i) > c.max_skew:
-            return Status.unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH)
-    return None
+_Limit = tuple[str, dict[str, int], int]
 
 
-def filter_nodes(state: PreFilterState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[Status | None]:
-    """`filter_node` of each node (an Error for a node info without its node), with what
-    does not depend on the node (the pod's self match, each constraint's global minimum)
-    worked out once: a node passes a constraint when its domain holds at most
-    `maxSkew + globalMin - selfMatch` matching pods."""
+def _limits(state: PreFilterState, pod: Pod) -> list[_Limit]:
+    """Per DoNotSchedule constraint: its topology key, the matching pods per domain, and
+    the most a domain may hold for the pod to pass, `maxSkew + globalMin - selfMatch`
+    (upstream's `matchNum + selfMatchNum - minMatchNum > maxSkew`, rearranged)."""
     pod_labels = pod.metadata.labels
-    limits = [
+    return [
         (
             c.topology_key,
             state.tp_value_to_match_num[i],
@@ -189,19 +177,31 @@ def filter_nodes(state: PreFilterState, pod: Pod, nodes: Sequence[NodeInfo]) -> 
         )
         for i, c in enumerate(state.constraints)
     ]
-    out: list[Status | None] = [None] * len(nodes)
-    for j, info in enumerate(nodes):
-        node = info.node
-        if node is None:
-            out[j] = Status.as_error("node not found")
-            continue
-        labels = node.metadata.labels
-        for key, counts, limit in limits:
-            value = labels.get(key)
-            if value is None:
-                out[j] = Status.unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH)
-                break
-            if counts.get(value, 0) > limit:
-                out[j] = Status.unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH)
-                break
-    return out
+
+
+def _check(labels: Mapping[str, str], limits: Sequence[_Limit]) -> Status | None:
+    for key, counts, limit in limits:
+        value = labels.get(key)
+        if value is None:
+            return Status.unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH)
+        if counts.get(value, 0) > limit:
+            return Status.unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH)
+    return None
+
+
+def filter_node(state: PreFilterState, pod: Pod, node: Node) -> Status | None:
+    """Filter one node against the DoNotSchedule constraints."""
+    return _check(node.metadata.labels, _limits(state, pod))
+
+
+def filter_nodes(state: PreFilterState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[Status | None]:
+    """`filter_node` of each node (an Error for a node info without its node), with what
+    does not depend on the node (the pod's self match, each constraint's global minimum)
+    worked out once."""
+    limits = _limits(state, pod)
+    return [
+        Status.as_error("node not found")
+        if info.node is None
+        else _check(info.node.metadata.labels, limits)
+        for info in nodes
+    ]
