@@ -1,5 +1,5 @@
-"""The node search by chunks (`SchedulingAlgorithm` with `batch_filter`, the default) gives
-what the node-by-node search gives (upstream findNodesThatPassFilters, run sequentially):
+"""The node search by chunks (`SchedulingAlgorithm`) gives what the node-by-node search
+gives (upstream findNodesThatPassFilters, run sequentially; `NodeByNode` below):
 the same feasible nodes in the same order, the same diagnosis (each rejected node's status,
 the rejecting plugins), the same Error aborting the cycle, and the same round-robin start
 for the next cycle.
@@ -35,7 +35,7 @@ from kubesched.framework import (
     Status,
 )
 from kubesched.runtime import Framework, ProfileSpec
-from kubesched.scheduler import SchedulingAlgorithm, StatusError
+from kubesched.scheduler import Diagnosis, SchedulingAlgorithm, StatusError
 from kubesched.testing import make_node, make_pod
 
 
@@ -191,10 +191,48 @@ def framework(search: Search) -> Framework:
     )
 
 
+class NodeByNode(SchedulingAlgorithm):
+    """The reference: upstream's search one node at a time, with the same stopping rules
+    (what SchedulingAlgorithm did before it filtered by chunks)."""
+
+    def _filter_by_chunks(
+        self,
+        fwk: Framework,
+        state: CycleState,
+        pod: Pod,
+        diagnosis: Diagnosis,
+        nodes: Sequence[NodeInfo],
+        start: int,
+        to_find: int,
+    ) -> list[NodeInfo]:
+        n = len(nodes)
+        feasible: list[NodeInfo] = []
+        nominator = fwk.nominator
+        filter_node = (
+            fwk.run_filter_plugins_with_nominated_pods
+            if nominator is not None and nominator.has_nominated_pods()
+            else fwk.run_filter_plugins
+        )
+        for i in range(n):
+            info = nodes[(start + i) % n]
+            status = filter_node(state, pod, info)
+            if status.is_success:
+                feasible.append(info)
+                if len(feasible) >= to_find:
+                    break
+            elif status.is_rejected:
+                diagnosis.node_to_status.set(info.name, status)
+                diagnosis.add_plugin_status(status)
+            else:
+                raise StatusError(status)
+        return feasible
+
+
 def run(search: Search, batch: bool) -> list[Any]:
     """Three cycles: each one's outcome and the next start index."""
     fwk = framework(search)
-    algorithm = SchedulingAlgorithm(fwk.snapshot, random.Random(0), search.pct, batch_filter=batch)
+    kind = SchedulingAlgorithm if batch else NodeByNode
+    algorithm = kind(fwk.snapshot, random.Random(0), search.pct)
     algorithm.next_start_node_index = search.start
     seen: list[Any] = []
     for _ in range(3):

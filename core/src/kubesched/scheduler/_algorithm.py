@@ -73,15 +73,11 @@ class SchedulingAlgorithm:
         snapshot: Snapshot,
         rng: random.Random,
         percentage_of_nodes_to_score: int | None,
-        *,
-        batch_filter: bool = True,
     ) -> None:
         self.snapshot = snapshot
         self.rng = rng
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self.next_start_node_index = 0
-        self.batch_filter = batch_filter
-        """Filter by chunks (the default) or node by node; both give the same results."""
 
     def schedule_pod(self, fwk: Framework, state: CycleState, pod: Pod) -> ScheduleResult:
         """The chosen host; raises FitError when no node fits, NoNodesAvailableError for an
@@ -167,29 +163,7 @@ class SchedulingAlgorithm:
         start = self.next_start_node_index
         if not fwk.has_filter_plugins():
             return [nodes[(start + i) % n] for i in range(min(to_find, n))]
-        if self.batch_filter and n > 1:
-            return self._filter_by_chunks(fwk, state, pod, diagnosis, nodes, start % n, to_find)
-        feasible: list[NodeInfo] = []
-        statuses: NodeToStatus = diagnosis.node_to_status
-        nominator = fwk.nominator
-        run = (
-            fwk.run_filter_plugins_with_nominated_pods
-            if nominator is not None and nominator.has_nominated_pods()
-            else fwk.run_filter_plugins
-        )
-        for i in range(n):
-            info = nodes[(start + i) % n]
-            status = run(state, pod, info)
-            if status.is_success:
-                feasible.append(info)
-                if len(feasible) >= to_find:
-                    break
-            elif status.is_rejected:
-                statuses.set(info.name, status)
-                diagnosis.add_plugin_status(status)
-            else:
-                raise StatusError(status)
-        return feasible
+        return self._filter_by_chunks(fwk, state, pod, diagnosis, nodes, start % n, to_find)
 
     def _filter_by_chunks(
         self,
@@ -201,7 +175,8 @@ class SchedulingAlgorithm:
         start: int,
         to_find: int,
     ) -> list[NodeInfo]:
-        """The node-by-node search above, a chunk of nodes per Framework call: each chunk
+        """Upstream's node-by-node search (findNodesThatPassFilters, run sequentially), a
+        chunk of nodes per Framework call: each chunk
         holds as many nodes as feasible ones are still wanted (at least FILTER_CHUNK_MIN),
         and its answers are walked in round-robin order with the same stopping rules."""
         ordered = list(nodes[start:]) + list(nodes[:start]) if start else list(nodes)
