@@ -12,12 +12,15 @@ Tests register the module directly: `make_plugin_manager(load_entrypoints=False)
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kubesched.api import KindRegistry
 from kubesched.cluster import Cluster, Controller
 from kubesched.runtime import hookimpl
-from kubesched.simulate import ReportSection, SimulationResult
 from kubesched_coscheduling.podgroup import POD_GROUP_KIND_INFO, PodGroupController
-from kubesched_coscheduling.podgroup.report import report_section
+
+if TYPE_CHECKING:
+    from kubesched.simulate import ReportSection, SimulationResult
 
 __all__ = [
     "kubesched_cluster_controllers",
@@ -43,5 +46,8 @@ def kubesched_cluster_controllers(cluster: Cluster) -> list[Controller]:
 def kubesched_report_sections(cluster: Cluster, result: SimulationResult) -> list[ReportSection]:
     """One row per PodGroup (members bound / waiting / pending, phase, the `Scheduled`
     condition's reason, time to quorum); nothing when the simulation has no PodGroup."""
+    # imported here: `kubesched run` loads this module too and never reports
+    from kubesched_coscheduling.podgroup.report import report_section
+
     section = report_section(cluster, result)
     return [] if section is None else [section]
