@@ -16,6 +16,7 @@ LAYERS = {
     "_errors": 0,
     "api": 0,
     "clock": 0,
+    "features": 0,
     "framework": 1,
     "cluster": 1,
     "cluster.memory": 2,
