@@ -147,7 +147,7 @@ spec:
 """
 
 BIND = "UnschedulableAndUnresolvable: node(s) didn't find available persistent volumes to bind"
-AFFINITY = "UnschedulableAndUnresolvable: node(s) had volume node affinity conflict"
+AFFINITY = "UnschedulableAndUnresolvable: node(s) didn't match PersistentVolume's node affinity"
 NO_PV = (
     'claim default/data: no PV of class "local" with 10Gi or more, ReadWriteOnce, reachable '
     'from the node (local-a too small (5Gi < 10Gi)); class "local" cannot provision '

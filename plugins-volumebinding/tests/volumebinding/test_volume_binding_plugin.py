@@ -133,7 +133,7 @@ CASES: dict[str, Case] = {
         ],
         filters=[
             Status.unresolvable(
-                "node(s) had volume node affinity conflict",
+                "node(s) didn't match PersistentVolume's node affinity",
                 "node(s) didn't find available persistent volumes to bind",
             )
         ],
