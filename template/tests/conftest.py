@@ -1,23 +1,22 @@
 """Fixtures for the template's tests.
 
 `pytest template/tests` runs everything; `pytest template/tests -m "not roundtrip"` skips the
-slow install-and-run round trip, `-m roundtrip` runs only that.
+slow build-install-and-run round trip, `-m roundtrip` runs only that.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from template_helpers import Venv, make_template_repo, make_venv
+from template_helpers import Venv, build_distributions, make_template_repo, make_venv
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "roundtrip: generates packages, installs them into a fresh venv and runs them "
-        "(slow, needs the package index)",
+        "roundtrip: builds the distributions, installs their wheels into a fresh venv and "
+        "makes, tests and uses plugin packages there (slow, needs the package index)",
     )
 
 
@@ -29,5 +28,11 @@ def template_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def plugin_venv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Venv]:
-    yield make_venv(tmp_path_factory.mktemp("venv") / "env")
+def distributions(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every distribution's sdist and wheel, built once for the session."""
+    return build_distributions(tmp_path_factory.mktemp("dist"))
+
+
+@pytest.fixture(scope="session")
+def plugin_venv(tmp_path_factory: pytest.TempPathFactory, distributions: Path) -> Venv:
+    return make_venv(tmp_path_factory.mktemp("venv") / "env", distributions)

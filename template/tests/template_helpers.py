@@ -12,7 +12,10 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
-"""The kubesched repository: copier.yml at its root, the template in template/project."""
+"""The kubesched repository."""
+
+TEMPLATE = REPO / "core" / "src" / "kubesched" / "_template"
+"""The template: copier.yml and questions.yml, the package's files in project/."""
 
 ALL_POINTS = [
     "PreEnqueue",
@@ -38,15 +41,9 @@ def git(cwd: Path, *args: str) -> str:
 
 
 def make_template_repo(dest: Path) -> Path:
-    """A git repository holding the template as the kubesched repository does."""
-    dest.mkdir(parents=True)
-    shutil.copy2(REPO / "copier.yml", dest / "copier.yml")
-
-    def leave_out(folder: str, names: list[str]) -> set[str]:
-        cache = {n for n in names if n in ("__pycache__", ".pytest_cache")}
-        return cache | ({"tests"} if Path(folder) == REPO / "template" else set())
-
-    shutil.copytree(REPO / "template", dest / "template", ignore=leave_out)
+    """A git repository holding the template as it ships inside kubesched (copier.yml at
+    its root), as `kubesched new-plugin` keeps one in the user's cache."""
+    shutil.copytree(TEMPLATE, dest, ignore=shutil.ignore_patterns("__pycache__"))
     git(dest, "init", "-q", "-b", "main")
     git(dest, "add", "-A")
     git(dest, "commit", "-q", "-m", "template")
@@ -62,9 +59,31 @@ def generate(src: Path, dest: Path, **answers: Any) -> Path:
     return dest
 
 
+DISTRIBUTIONS = {
+    "kubesched": REPO / "core",
+    "kubesched-builtin": REPO / "plugins-builtin",
+    "kubesched-coscheduling": REPO / "plugins-coscheduling",
+    "kubesched-volumebinding": REPO / "plugins-volumebinding",
+}
+"""Every distribution this repository publishes, by name, with its source folder."""
+
+
+def build_distributions(dest: Path) -> Path:
+    """Build each distribution's sdist and wheel into `dest` with `python -m build`, as the
+    release workflow does (isolated builds: the backend comes from the package index)."""
+    for source in DISTRIBUTIONS.values():
+        done = subprocess.run(
+            [sys.executable, "-m", "build", "--outdir", str(dest), str(source)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+    return dest
+
+
 class Venv:
-    """A virtual environment with kubesched and kubesched-builtin installed from this
-    repository (not editable: as a user would get them)."""
+    """A fresh virtual environment to install into, as a user's would be."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -74,10 +93,20 @@ class Venv:
         return str(self.root / "bin" / name)
 
     def run(
-        self, args: Sequence[str], cwd: Path | None = None, timeout: float = 600
+        self,
+        args: Sequence[str],
+        cwd: Path | None = None,
+        timeout: float = 600,
+        env: dict[str, str] | None = None,
     ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            list(args), cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False
+            list(args),
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+            env=env,
         )
 
     def pip_install(self, *targets: str) -> None:
@@ -89,30 +118,23 @@ class Venv:
                 "install",
                 "--quiet",
                 "--disable-pip-version-check",
-                "--no-build-isolation",
                 *targets,
             ]
         )
         assert done.returncode == 0, done.stdout + done.stderr
 
 
-def make_venv(root: Path) -> Venv:
-    """A new virtual environment at `root` with kubesched (testing extra) and
-    kubesched-builtin built from this repository."""
+def make_venv(root: Path, wheels: Path) -> Venv:
+    """A new virtual environment at `root` with kubesched (testing and template extras) and
+    kubesched-builtin installed from the built wheels in `wheels` (not the source tree, and
+    not editable: as a user gets them). Their dependencies come from the package index."""
     subprocess.run([sys.executable, "-m", "venv", str(root)], check=True)
     venv = Venv(root)
-    # the build backend once, so every local package below builds without isolation
-    done = venv.run(
-        [
-            str(venv.python),
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            "hatchling>=1.27",
-        ]
+    venv.pip_install(
+        "--only-binary=kubesched,kubesched-builtin",
+        "--find-links",
+        str(wheels),
+        "kubesched[testing,template]",
+        "kubesched-builtin",
     )
-    assert done.returncode == 0, done.stdout + done.stderr
-    venv.pip_install(f"{REPO / 'core'}[testing]", str(REPO / "plugins-builtin"))
     return venv

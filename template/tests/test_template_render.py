@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 from packaging.specifiers import SpecifierSet
-from template_helpers import ALL_POINTS, REPO, generate, git, make_template_repo
+from template_helpers import ALL_POINTS, REPO, TEMPLATE, generate, git, make_template_repo
 
 import kubesched
 
@@ -106,8 +106,12 @@ def test_bad_answers_are_refused(template_repo: Path, tmp_path: Path) -> None:
         generate(template_repo, tmp_path / "q", extension_points=[])
 
 
-def test_plain_copier_copy_from_the_template_folder(tmp_path: Path) -> None:
-    """`copier copy template DEST`, the command line a user types, gives the same package."""
+@pytest.mark.parametrize(
+    "source", [REPO, TEMPLATE], ids=["from-the-repository", "from-the-template-folder"]
+)
+def test_plain_copier_copy(tmp_path: Path, source: Path) -> None:
+    """`copier copy <kubesched repository or the packaged template> DEST`, the command line
+    a user types, gives the same package."""
     done = subprocess.run(
         [
             sys.executable,
@@ -117,7 +121,9 @@ def test_plain_copier_copy_from_the_template_folder(tmp_path: Path) -> None:
             "--defaults",
             "--data",
             "plugin_name=Shelf",
-            str(REPO / "template"),
+            "--vcs-ref",
+            "HEAD",
+            str(source),
             str(tmp_path / "shelf"),
         ],
         capture_output=True,
@@ -140,7 +146,7 @@ def test_copier_update_brings_template_changes(tmp_path: Path) -> None:
     git(project, "commit", "-q", "-m", "generated")
     first = answers_of(project)["_commit"]
 
-    changelog = src / "template" / "project" / "CHANGELOG.md.jinja"
+    changelog = src / "project" / "CHANGELOG.md.jinja"
     changelog.write_text(changelog.read_text() + "- Newer template: tox runs ruff too.\n")
     git(src, "commit", "-q", "-am", "template: a newer version")
 

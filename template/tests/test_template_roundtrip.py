@@ -1,20 +1,23 @@
-"""The round trip a plugin author makes: generate a package, pip install it, run its
-tests (the conformance kit among them), see `kubesched plugins` list it, `kubesched
-conformance` pass it and `kubesched simulate` use it. One fresh virtual environment is
-shared by every set of answers.
+"""The round trip a plugin author makes, outside this checkout: kubesched installed from
+its built wheels (no index holds kubesched), `kubesched new-plugin` from that install, pip
+install of the package, its tests (the conformance kit among them) and its own tox in a
+fresh environment, `kubesched plugins` listing it, `kubesched conformance` passing it and
+`kubesched simulate` using it. One fresh virtual environment is shared by every set of
+answers.
 
-Slow (it installs kubesched and its dependencies from the package index once): marked
-`roundtrip`, so `pytest template/tests -m roundtrip` runs it alone.
+Slow (it builds the distributions and installs kubesched's dependencies from the package
+index): marked `roundtrip`, so `pytest template/tests -m roundtrip` runs it alone.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
-from template_helpers import ALL_POINTS, Venv, generate
+from template_helpers import ALL_POINTS, Venv
 
 pytestmark = pytest.mark.roundtrip
 
@@ -38,16 +41,40 @@ CASES = [
 ]
 
 
+OPTIONS = {"plugin_name": "--name", "package_name": "--package", "author_name": "--author"}
+
+
+def new_plugin(venv: Venv, dest: Path, cache: Path, answers: dict[str, Any]) -> Path:
+    """`kubesched new-plugin DEST -y` with the answers as its options, from the venv."""
+    args = [venv.bin("kubesched"), "new-plugin", str(dest), "-y"]
+    for key, value in answers.items():
+        if key == "extension_points":
+            args += [arg for point in value for arg in ("--point", point)]
+        else:
+            args += [OPTIONS[key], value]
+    made = venv.run(args, env={**os.environ, "KUBESCHED_CACHE_DIR": str(cache)})
+    assert made.returncode == 0, made.stdout + made.stderr
+    return dest
+
+
 @pytest.mark.parametrize("answers", CASES)
 def test_generated_package_round_trip(
-    template_repo: Path, plugin_venv: Venv, tmp_path: Path, answers: dict[str, Any]
+    plugin_venv: Venv, tmp_path: Path, answers: dict[str, Any]
 ) -> None:
-    project = generate(template_repo, tmp_path / "plugin", **answers)
+    cache = tmp_path / "cache"
+    project = new_plugin(plugin_venv, tmp_path / "plugin", cache, answers)
     plugin = answers.get("plugin_name", "NodePool")
     package = answers.get("package_name", f"kubesched-{plugin.lower()}")
     points = answers.get("extension_points", ["Filter", "Score"])
+    # kubesched came from wheel files, so the package points pip at a wheelhouse of them
+    wheelhouse = cache / "wheels"
+    assert sorted(p.name.split("-")[0] for p in wheelhouse.glob("*.whl")) == [
+        "kubesched",
+        "kubesched_builtin",
+    ]
+    assert f"--find-links {wheelhouse}" in (project / "README.md").read_text()
 
-    plugin_venv.pip_install(f"{project}[test]")
+    plugin_venv.pip_install("--find-links", str(wheelhouse), f"{project}[test]")
 
     tests = plugin_venv.run(
         [
@@ -98,3 +125,28 @@ def test_generated_package_round_trip(
     if "PreEnqueue" in points:
         assert pods["wants-z"]["status"] == "Pending"
         assert "is not one of the allowed values [a b]" in pods["wants-z"]["message"]
+
+
+def test_generated_package_passes_its_own_tox(plugin_venv: Venv, tmp_path: Path) -> None:
+    """The package's tox builds it and installs kubesched in an environment of its own,
+    where no index holds kubesched: the wheelhouse recorded by new-plugin must serve."""
+    cache = tmp_path / "cache"
+    project = new_plugin(plugin_venv, tmp_path / "plugin", cache, {})
+    plugin_venv.pip_install("tox>=4,<5")
+    env = {key: value for key, value in os.environ.items() if not key.startswith("TOX")}
+    done = plugin_venv.run(
+        [
+            plugin_venv.bin("tox"),
+            "-q",
+            "--",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--kubesched-examples=5",
+        ],
+        cwd=project,
+        env=env,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "congratulations" in done.stdout

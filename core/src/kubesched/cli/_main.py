@@ -10,7 +10,7 @@ from kubesched import __version__
 from kubesched._errors import KubeschedError
 from kubesched.cli._config import config_group
 from kubesched.cli._conformance import conformance_command
-from kubesched.cli._new_plugin import new_plugin_command
+from kubesched.cli._new_plugin import new_plugin_command, update_plugin_command
 from kubesched.cli._plugins import plugins_command
 from kubesched.cli._run import run_command
 from kubesched.cli._simulate import simulate_command
@@ -32,6 +32,7 @@ cli.add_command(plugins_command)
 cli.add_command(config_group)
 cli.add_command(conformance_command)
 cli.add_command(new_plugin_command)
+cli.add_command(update_plugin_command)
 cli.add_command(run_command)
 
 

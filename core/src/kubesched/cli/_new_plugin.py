@@ -1,9 +1,13 @@
-"""`kubesched new-plugin DEST`: a new plugin package from the copier template.
+"""`kubesched new-plugin DEST` and `kubesched update-plugin`: a plugin package from the
+copier template that ships inside kubesched, and later versions of it.
 
-It is `copier copy <kubesched repository> DEST` with the template's questions as options;
-what is not given is asked (or defaulted with `--defaults`, or when nobody can answer).
-The package can later follow the template with `copier update`. Needs the `template`
-extra (copier).
+`new-plugin` is `copier copy` with the template's questions as options; what is not given
+is asked (or defaulted with `--defaults`, or when nobody can answer). The template is taken
+from a git repository kubesched keeps in the user's cache (see `_template_repo`), so the
+package can follow the template with `kubesched update-plugin` or `copier update`. While
+kubesched itself is not on the package index, the wheels of the installed kubesched go to
+a wheelhouse the package's tox.ini and README point pip at (see `_wheelhouse`).
+Needs the `template` extra (copier).
 """
 
 from __future__ import annotations
@@ -16,8 +20,16 @@ from typing import Any
 import click
 
 from kubesched._errors import KubeschedError
+from kubesched.cli._template_repo import GitUnavailableError, packaged_template, sync_template_repo
+from kubesched.cli._wheelhouse import cache_dir, fill_wheelhouse
 
-__all__ = ["TEMPLATE_ENV", "TEMPLATE_POINTS", "find_template", "new_plugin_command"]
+__all__ = [
+    "TEMPLATE_ENV",
+    "TEMPLATE_POINTS",
+    "WHEELHOUSE_DISTRIBUTIONS",
+    "new_plugin_command",
+    "update_plugin_command",
+]
 
 TEMPLATE_ENV = "KUBESCHED_TEMPLATE"
 """Where the template is, when not given with --template: a path or a git URL."""
@@ -34,22 +46,44 @@ TEMPLATE_POINTS = (
 )
 """The extension points the template's example plugin can implement."""
 
+WHEELHOUSE_DISTRIBUTIONS = ("kubesched", "kubesched-builtin")
+"""What a generated package installs from kubesched: the core (its dependency) and the
+default plugins (its test extra: the conformance kit's end-to-end check runs them)."""
 
-def find_template() -> str:
-    """$KUBESCHED_TEMPLATE, else the kubesched repository this kubesched runs from (its
-    root holds copier.yml and template/project)."""
-    configured = os.environ.get(TEMPLATE_ENV)
+
+def _copier() -> Any:
+    try:
+        import copier as module
+    except ImportError:
+        raise KubeschedError(
+            "kubesched new-plugin needs copier: pip install 'copier>=9,<10'"
+        ) from None
+    return module
+
+
+def _template_source(template: str | None) -> tuple[str, str | None]:
+    """(copier source, vcs ref): --template or $KUBESCHED_TEMPLATE as given, else the
+    packaged template through the cache repository (the folder itself without git)."""
+    configured = template or os.environ.get(TEMPLATE_ENV)
     if configured:
-        return configured
-    import kubesched
+        return configured, None
+    try:
+        repo = cache_dir() / "template"
+        return str(repo), sync_template_repo(repo)
+    except GitUnavailableError:
+        click.echo(
+            "note: git is not installed, so the package cannot follow later templates with "
+            "`copier update`",
+            err=True,
+        )
+        return str(packaged_template()), None
 
-    for folder in Path(kubesched.__file__).resolve().parents:
-        if (folder / "copier.yml").is_file() and (folder / "template" / "project").is_dir():
-            return str(folder)
-    raise KubeschedError(
-        "cannot find the plugin template: pass --template with the kubesched repository "
-        f"(a path or a git URL), or set {TEMPLATE_ENV}"
-    )
+
+def _wheelhouse() -> str:
+    """The wheelhouse folder for the generated package, or "" when kubesched came from an
+    index (then pip finds it there)."""
+    folder = fill_wheelhouse(WHEELHOUSE_DISTRIBUTIONS, cache_dir() / "wheels")
+    return str(folder) if folder is not None else ""
 
 
 @click.command("new-plugin")
@@ -70,8 +104,8 @@ def find_template() -> str:
 @click.option(
     "--template",
     "template",
-    help=f"The kubesched repository to take the template from (default: ${TEMPLATE_ENV}, "
-    "or the repository kubesched runs from).",
+    help=f"A copier template to use instead (a path or git URL; default: ${TEMPLATE_ENV}, "
+    "or the template inside this kubesched).",
 )
 @click.option(
     "--vcs-ref", default=None, help="Template version: a git tag or commit (default: latest)."
@@ -94,14 +128,8 @@ def new_plugin_command(
 ) -> None:
     """Create a plugin package in DEST: pyproject.toml with its entry point, a working
     example plugin and its Args, tests that run the conformance kit, tox.ini, README."""
-    try:
-        import copier
-        from copier.errors import CopierError
-    except ImportError:
-        raise KubeschedError(
-            "kubesched new-plugin needs copier: pip install 'kubesched[template]'"
-        ) from None
-    src = template or find_template()
+    copier = _copier()
+    src, ref = _template_source(template)
     given: dict[str, Any] = {
         "plugin_name": plugin_name,
         "package_name": package_name,
@@ -110,6 +138,7 @@ def new_plugin_command(
         "author_name": author_name,
         "author_email": author_email,
         "extension_points": list(points) or None,
+        "kubesched_wheelhouse": _wheelhouse(),
     }
     data = {key: value for key, value in given.items() if value is not None}
     try:
@@ -118,11 +147,11 @@ def new_plugin_command(
             str(dest),
             data=data,
             defaults=defaults or not sys.stdin.isatty(),
-            vcs_ref=vcs_ref,
+            vcs_ref=vcs_ref or ref,
             unsafe=False,
             quiet=True,
         )
-    except (CopierError, ValueError) as exc:  # copier reports a refused answer as ValueError
+    except (copier.errors.CopierError, ValueError) as exc:  # a refused answer is a ValueError
         raise KubeschedError(f"new-plugin: {exc}") from None
     answers = worker.answers.combined
     click.echo(
@@ -130,7 +159,44 @@ def new_plugin_command(
         f"(plugin {answers['plugin_name']}: {', '.join(answers['extension_points'])}).\n"
         f"Next:\n"
         f"  cd {dest}\n"
-        f"  pip install -e '.[test]'\n"
+        f"  {_pip_install_line(answers['kubesched_wheelhouse'])}\n"
         f"  pytest                                # its tests and the conformance kit\n"
         f"  kubesched conformance {answers['plugin_name']}"
     )
+
+
+def _pip_install_line(wheelhouse: str) -> str:
+    links = f"--find-links {wheelhouse} " if wheelhouse else ""
+    return f"pip install {links}-e '.[test]'"
+
+
+@click.command("update-plugin")
+@click.argument("path", default=".", type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.option("--defaults", "-y", is_flag=True, help="Ask nothing: keep every earlier answer.")
+def update_plugin_command(path: Path, defaults: bool) -> None:
+    """Bring the plugin package in PATH (made by new-plugin, committed to git) up to the
+    template of this kubesched: `copier update`, after refreshing kubesched's template
+    repository and wheelhouse."""
+    copier = _copier()
+    if not (path / ".copier-answers.yml").is_file():
+        raise KubeschedError(
+            f"{path}: no .copier-answers.yml here; run update-plugin in a package made by "
+            "kubesched new-plugin"
+        )
+    try:
+        ref = sync_template_repo(cache_dir() / "template")
+    except GitUnavailableError:
+        raise KubeschedError("update-plugin needs git (copier update does)") from None
+    try:
+        copier.run_update(
+            str(path),
+            data={"kubesched_wheelhouse": _wheelhouse()},
+            defaults=defaults or not sys.stdin.isatty(),
+            overwrite=True,
+            vcs_ref=ref,
+            unsafe=False,
+            quiet=True,
+        )
+    except (copier.errors.CopierError, ValueError) as exc:
+        raise KubeschedError(f"update-plugin: {exc}") from None
+    click.echo(f"Updated {path} to the template of kubesched {ref.removeprefix('v')}.")
