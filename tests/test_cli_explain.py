@@ -39,7 +39,8 @@ def test_explain_table(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.M
     assert main(["simulate", EXAMPLE, "--no-progress", "--explain", "batch-big"]) == 0
     out = capsys.readouterr().out
     assert "Explanation for default/batch-big" in out
-    assert "NodeResourcesFit: Unschedulable: Insufficient cpu" in out
+    # 6 CPUs on 4-CPU nodes: more than their whole allocatable (v1.34 fit.go)
+    assert "NodeResourcesFit: UnschedulableAndUnresolvable: Insufficient cpu" in out
     assert "No node passed every filter" in out
 
 

@@ -56,8 +56,7 @@ def test_basic_example_matches_readme(capsys: pytest.CaptureFixture[str]) -> Non
     check_outcome(pods, _readme_outcome())
     assert pods["batch-big"]["message"] == (
         "0/3 nodes are available: 1 node(s) were unschedulable, 2 Insufficient cpu. "
-        "preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, "
-        "2 No preemption victims found for incoming pod.."
+        "preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
     )
     assert pods["other-scheduler"]["schedulerName"] == "my-other-scheduler"
     assert pods["other-scheduler"]["attempts"] == 0

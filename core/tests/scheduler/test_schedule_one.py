@@ -222,8 +222,9 @@ def test_post_filter_runs_only_when_no_node_fits_and_nominates() -> None:
     assert POST_FILTER_CALLS and set(POST_FILTER_CALLS) == {"big"}
     big = sim.cluster.get("Pod", "big", "default")
     assert big.status.nominated_node_name == "n1"
+    # v1.34 FitError.Error appends the PostFilter message as it is, with no full stop
     assert result.pod("big").message == (
-        "0/2 nodes are available: 2 Insufficient cpu. preemption: nothing to do."
+        "0/2 nodes are available: 2 Insufficient cpu. preemption: nothing to do"
     )
 
 

@@ -121,7 +121,7 @@ def test_preemption_policy_never_does_not_preempt() -> None:
     assert polite.status == "Unschedulable"
     assert polite.message == (
         "0/1 nodes are available: 1 Insufficient cpu. "
-        "preemption: not eligible due to preemptionPolicy=Never.."
+        "preemption: not eligible due to preemptionPolicy=Never."
     )
     assert _names(sim) == {"low", "polite"}
     assert not [e for e in sim.cluster.events() if e.reason == "Preempted"]
@@ -136,9 +136,29 @@ def test_no_victims_leaves_the_pod_unschedulable_with_the_preemption_message() -
     result, sim = simulate(objs)
     assert result.pod("late").message == (
         "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: "
-        "1 No preemption victims found for incoming pod.."
+        "1 No preemption victims found for incoming pod."
     )
     assert sim.cluster.get("Pod", "late", "default").status.nominated_node_name == ""
+
+
+def test_a_request_beyond_every_node_is_not_helped_by_preemption() -> None:
+    """The check against the real v1.34.7 binary: 8 CPUs asked of two 1-CPU nodes is
+    UnschedulableAndUnresolvable on both (fit.go, kubernetes/kubernetes#131345), so
+    preemption looks at no node and evicts nothing, even with lower-priority pods there."""
+    objs = [
+        make_node("n1").alloc(cpu="1", memory="4Gi").obj(),
+        make_node("n2").alloc(cpu="1", memory="4Gi").obj(),
+        _pod("low", "1", 0, node="n1"),
+        _pod("huge", "8", 100),
+    ]
+    result, sim = simulate(objs)
+    assert result.pod("huge").status == "Unschedulable"
+    assert result.pod("huge").message == (
+        "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: "
+        "2 Preemption is not helpful for scheduling."
+    )
+    assert _names(sim) == {"low", "huge"}
+    assert not [e for e in sim.cluster.events() if e.reason == "Preempted"]
 
 
 def test_runs_repeat_exactly() -> None:

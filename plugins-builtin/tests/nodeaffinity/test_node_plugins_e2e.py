@@ -118,19 +118,35 @@ def test_taints_affinity_and_ports_decide_and_explain() -> None:
     assert result.pod("zone-a").node == "soft"
     assert result.pod("nowhere").status == "Unschedulable"
     assert result.pod("nowhere").message == (
-        "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, "
+        "0/3 nodes are available: 1 node(s) had untolerated taint(s), "
         "2 node(s) didn't match Pod's node affinity/selector."
     )
     # PreFilter narrowed the cycle to "tainted", whose taint the pod does not tolerate
     assert result.pod("named").status == "Unschedulable"
     assert result.pod("named").message == (
-        "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, "
+        "0/3 nodes are available: 1 node(s) had untolerated taint(s), "
         "2 node(s) didn't satisfy plugin(s) [NodeAffinity]."
     )
     assert result.pod("port1").node == "clean"
     assert result.pod("port2").status == "Unschedulable"
     assert "1 node(s) didn't have free ports for the requested pod ports" in (
         result.pod("port2").message
+    )
+
+
+def test_different_taints_count_as_one_reason() -> None:
+    """v1.34 names no taint in the reason (taint_toleration.go, kubernetes/kubernetes#134740),
+    so three nodes with three different taints are one histogram entry."""
+    objects: list[K8sModel] = [
+        node("gpu", taints=[{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]),
+        node("db", taints=[{"key": "dedicated", "value": "db", "effect": "NoSchedule"}]),
+        node("spot", taints=[{"key": "spot", "effect": "NoExecute"}]),
+        pod("plain"),
+    ]
+    result = run(objects)
+    assert result.pod("plain").status == "Unschedulable"
+    assert result.pod("plain").message == (
+        "0/3 nodes are available: 3 node(s) had untolerated taint(s)."
     )
 
 

@@ -47,8 +47,22 @@ def _node(allocatable: dict[str, str], *existing: dict[str, str]) -> NodeInfo:
     return node_info(make_node("n").alloc(allocatable), *pods)
 
 
-def _ir(name: str, requested: int, used: int, capacity: int) -> InsufficientResource:
-    return InsufficientResource(name, f"Insufficient {name}", requested, used, capacity)
+def _ir(
+    name: str, requested: int, used: int, capacity: int, unresolvable: bool = False
+) -> InsufficientResource:
+    return InsufficientResource(
+        name, f"Insufficient {name}", requested, used, capacity, unresolvable
+    )
+
+
+def _status(want: list[InsufficientResource]) -> Status | None:
+    """Upstream's wantStatus: every reason; UnschedulableAndUnresolvable when a request
+    exceeds the node's whole allocatable (v1.34, kubernetes/kubernetes#131345)."""
+    if not want:
+        return None
+    if any(r.unresolvable for r in want):
+        return Status.unresolvable(*(r.reason for r in want))
+    return Status.unschedulable(*(r.reason for r in want))
 
 
 # node allocatable of TestEnoughRequests: makeAllocatableResources(10, 20, 32, 5, 20, 5)
@@ -126,14 +140,14 @@ ENOUGH_CASES: list[
         pod(res(1, 1) | {EXT_A: "10"}),
         res() | {EXT_A: "0"},
         {},
-        [_ir(EXT_A, 10, 0, 5)],
+        [_ir(EXT_A, 10, 0, 5, unresolvable=True)],
     ),
     (
         "extended resource capacity enforced for init container",
         pod(res(), init=(res(1, 1) | {EXT_A: "10"},)),
         res() | {EXT_A: "0"},
         {},
-        [_ir(EXT_A, 10, 0, 5)],
+        [_ir(EXT_A, 10, 0, 5, unresolvable=True)],
     ),
     (
         "extended resource allocatable enforced",
@@ -154,7 +168,7 @@ ENOUGH_CASES: list[
         pod(res(1, 1) | {EXT_A: "3"}, res(1, 1) | {EXT_A: "3"}),
         res() | {EXT_A: "2"},
         {},
-        [_ir(EXT_A, 6, 2, 5)],
+        [_ir(EXT_A, 6, 2, 5, unresolvable=True)],
     ),
     (
         "extended resource allocatable admits multiple init containers",
@@ -168,56 +182,56 @@ ENOUGH_CASES: list[
         pod(res(), init=(res(1, 1) | {EXT_A: "6"}, res(1, 1) | {EXT_A: "3"})),
         res() | {EXT_A: "2"},
         {},
-        [_ir(EXT_A, 6, 2, 5)],
+        [_ir(EXT_A, 6, 2, 5, unresolvable=True)],
     ),
     (
         "extended resource allocatable enforced for unknown resource",
         pod(res(1, 1) | {EXT_B: "1"}),
         res(),
         {},
-        [_ir(EXT_B, 1, 0, 0)],
+        [_ir(EXT_B, 1, 0, 0, unresolvable=True)],
     ),
     (
         "extended resource allocatable enforced for unknown resource for init container",
         pod(res(), init=(res(1, 1) | {EXT_B: "1"},)),
         res(),
         {},
-        [_ir(EXT_B, 1, 0, 0)],
+        [_ir(EXT_B, 1, 0, 0, unresolvable=True)],
     ),
     (
         "kubernetes.io resource capacity enforced",
         pod(res(1, 1) | {K8S_IO_A: "10"}),
         res(),
         {},
-        [_ir(K8S_IO_A, 10, 0, 0)],
+        [_ir(K8S_IO_A, 10, 0, 0, unresolvable=True)],
     ),
     (
         "kubernetes.io resource capacity enforced for init container",
         pod(res(), init=(res(1, 1) | {K8S_IO_B: "10"},)),
         res(),
         {},
-        [_ir(K8S_IO_B, 10, 0, 0)],
+        [_ir(K8S_IO_B, 10, 0, 0, unresolvable=True)],
     ),
     (
         "hugepages resource capacity enforced",
         pod(res(1, 1) | {HUGEPAGE_A: "10"}),
         res() | {HUGEPAGE_A: "0"},
         {},
-        [_ir(HUGEPAGE_A, 10, 0, 5)],
+        [_ir(HUGEPAGE_A, 10, 0, 5, unresolvable=True)],
     ),
     (
         "hugepages resource capacity enforced for init container",
         pod(res(), init=(res(1, 1) | {HUGEPAGE_A: "10"},)),
         res() | {HUGEPAGE_A: "0"},
         {},
-        [_ir(HUGEPAGE_A, 10, 0, 5)],
+        [_ir(HUGEPAGE_A, 10, 0, 5, unresolvable=True)],
     ),
     (
         "hugepages resource allocatable enforced for multiple containers",
         pod(res(1, 1) | {HUGEPAGE_A: "3"}, res(1, 1) | {HUGEPAGE_A: "3"}),
         res() | {HUGEPAGE_A: "2"},
         {},
-        [_ir(HUGEPAGE_A, 6, 2, 5)],
+        [_ir(HUGEPAGE_A, 6, 2, 5, unresolvable=True)],
     ),
     (
         "skip checking ignored extended resource",
@@ -245,14 +259,14 @@ ENOUGH_CASES: list[
         pod(res(1, 1) | {EXT_B: "1", K8S_IO_A: "1"}),
         res(),
         {"ignoredResourceGroups": ["example.com"]},
-        [_ir(K8S_IO_A, 1, 0, 0)],
+        [_ir(K8S_IO_A, 1, 0, 0, unresolvable=True)],
     ),
     (
         "kubernetes.io resources cannot be ignored",
         pod(res(1, 1) | {K8S_IO_A: "1"}),
         res(),
         {"ignoredResources": [K8S_IO_A]},
-        [_ir(K8S_IO_A, 1, 0, 0)],
+        [_ir(K8S_IO_A, 1, 0, 0, unresolvable=True)],
     ),
     (
         "skip checking extended resource request with quantity zero",
@@ -291,7 +305,7 @@ def test_enough_requests(
     assert result is None and status is None
 
     got = plugin.filter(state, the_pod, info)
-    assert got == (Status.unschedulable(*(r.reason for r in want)) if want else None)
+    assert got == _status(want)
     assert plugin.filter_vectorized(state, the_pod, Snapshot([info]).columns).tolist() == [not want]
 
     short = fits_request(
@@ -353,7 +367,8 @@ def test_too_many_pods_comes_first_and_all_reasons_are_kept() -> None:
     state = CycleState()
     plugin.pre_filter(state, the_pod, [info])
     status = plugin.filter(state, the_pod, info)
-    assert status is not None and status.code is Code.Unschedulable
+    # every request exceeds the node's whole allocatable
+    assert status is not None and status.code is Code.UnschedulableAndUnresolvable
     assert status.reasons == (
         "Too many pods",
         "Insufficient cpu",
@@ -369,7 +384,7 @@ STORAGE_CASES = [
         "storage ephemeral local storage request exceeds allocatable",
         pod(res(eph=25)),
         res(2, 2),
-        Status.unschedulable("Insufficient ephemeral-storage"),
+        Status.unresolvable("Insufficient ephemeral-storage"),
     ),
     ("ephemeral local storage is sufficient", pod(res(eph=5)), res(2, 2, 10), None),
     ("pod fits", pod(res(eph=10)), res(2, 2), None),
@@ -399,3 +414,106 @@ def test_storage_requests(
 )
 def test_fits(name: str, the_pod: Pod, allocatable: dict[str, str], expected: bool) -> None:
     assert (not fits(the_pod, node_info(make_node("n").alloc(allocatable)))) is expected
+
+
+UNRESOLVABLE_CASES = [
+    # (name, pod requests, node allocatable, existing pod's requests, want)
+    (
+        "more than what is left is resolvable: preemption may free it",
+        {"cpu": "2"},
+        {"cpu": "3", "pods": "10"},
+        {"cpu": "2"},
+        Status.unschedulable("Insufficient cpu"),
+    ),
+    (
+        "more cpu than the node's whole allocatable",
+        {"cpu": "8"},
+        {"cpu": "1", "pods": "10"},
+        {},
+        Status.unresolvable("Insufficient cpu"),
+    ),
+    (
+        "more memory than the node's whole allocatable",
+        {"memory": "2Gi"},
+        {"memory": "1Gi", "pods": "10"},
+        {},
+        Status.unresolvable("Insufficient memory"),
+    ),
+    (
+        "one unresolvable shortage makes the whole status unresolvable",
+        {"cpu": "2", "memory": "2Gi"},
+        {"cpu": "3", "memory": "1Gi", "pods": "10"},
+        {"cpu": "2"},
+        Status.unresolvable("Insufficient cpu", "Insufficient memory"),
+    ),
+    (
+        "an extended resource the node does not have",
+        {EXT_A: "1"},
+        {"pods": "10"},
+        {},
+        Status.unresolvable(f"Insufficient {EXT_A}"),
+    ),
+    (
+        "too many pods stays resolvable, even on a node allowing none",
+        {},
+        {"cpu": "1", "pods": "0"},
+        None,
+        Status.unschedulable("Too many pods"),
+    ),
+    (
+        "too many pods beside an unresolvable shortage",
+        {"cpu": "2"},
+        {"cpu": "1", "pods": "1"},
+        {},
+        Status.unresolvable("Too many pods", "Insufficient cpu"),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "requests", "allocatable", "existing", "want"),
+    UNRESOLVABLE_CASES,
+    ids=[c[0] for c in UNRESOLVABLE_CASES],
+)
+def test_request_beyond_allocatable_is_unresolvable(
+    name: str,
+    requests: dict[str, str],
+    allocatable: dict[str, str],
+    existing: dict[str, str] | None,
+    want: Status,
+) -> None:
+    """v1.34 (kubernetes/kubernetes#131345): UnschedulableAndUnresolvable when a request
+    exceeds the node's allocatable (so preemption skips the node); the pod count never is."""
+    plugin = fit_plugin()
+    the_pod = make_pod("p").req(**requests).obj()
+    pods = [] if existing is None else [make_pod("e").req(**existing)]
+    info = node_info(make_node("n").alloc(allocatable), *pods)
+    state = CycleState()
+    plugin.pre_filter(state, the_pod, [info])
+    assert plugin.filter(state, the_pod, info) == want
+    assert plugin.filter_nodes(state, the_pod, [info]) == [want]
+
+
+def test_sidecar_requests_beyond_allocatable_are_unresolvable() -> None:
+    """upstream TestRestartableInitContainers: "not allow pod if the total requested
+    resources do exceed the node's allocatable resources"."""
+    plugin = fit_plugin()
+    the_pod = Pod.model_validate(
+        {
+            "metadata": {"name": "p", "namespace": "default", "uid": "p"},
+            "spec": {
+                "containers": [{"name": "regular", "resources": {"requests": {"cpu": "1m"}}}],
+                "initContainers": [
+                    {
+                        "name": "restartable-init",
+                        "restartPolicy": "Always",
+                        "resources": {"requests": {"cpu": "2m"}},
+                    }
+                ],
+            },
+        }
+    )
+    info = node_info(make_node("n").alloc({"cpu": "2m", "memory": "0", "pods": "1"}))
+    state = CycleState()
+    plugin.pre_filter(state, the_pod, [info])
+    assert plugin.filter(state, the_pod, info) == Status.unresolvable("Insufficient cpu")

@@ -19,12 +19,13 @@ from test_fit import (
     NOT_ENOUGH_CASES,
     STORAGE_CASES,
     _node,
+    _status,
     pod,
     res,
 )
 
 from kubesched.api import Pod
-from kubesched.framework import CycleState, NodeInfo, Status
+from kubesched.framework import Code, CycleState, NodeInfo, Status
 from kubesched.testing import batch_filter_mismatch
 from kubesched_builtin.noderesources import NodeResourcesFit, nodes_short_of
 
@@ -54,7 +55,7 @@ def test_enough_requests(
 ) -> None:
     own = _node(ENOUGH_NODE, existing)
     got = _batch(fit_plugin(args), pod_builder.obj(), [own, *TABLE_NODES])
-    assert got[0] == (Status.unschedulable(*(r.reason for r in want)) if want else None)
+    assert got[0] == _status(want)
 
 
 @pytest.mark.parametrize(
@@ -82,8 +83,10 @@ def test_every_reason_in_upstream_order() -> None:
     full = _node({"cpu": "4m", "memory": "4", "pods": "1", "ephemeral-storage": "4"}, res())
     roomy = _node({"cpu": "4", "memory": "4Gi", "pods": "9", "ephemeral-storage": "4Gi"})
     got = _batch(fit_plugin(), the_pod, [roomy, full, roomy])
-    assert got[0] == got[2] == Status.unschedulable(f"Insufficient {EXT_A}")
-    assert got[1] is not None and got[1].reasons == (
+    # the roomy nodes have none of EXT_A at all: unresolvable there too
+    assert got[0] == got[2] == Status.unresolvable(f"Insufficient {EXT_A}")
+    assert got[1] is not None and got[1].code is Code.UnschedulableAndUnresolvable
+    assert got[1].reasons == (
         "Too many pods",
         "Insufficient cpu",
         "Insufficient memory",

@@ -2,7 +2,11 @@
 
 Upstream: pkg/scheduler/framework/types.go (FitError.Error, Diagnosis). The message is what
 users see in the PodScheduled condition and the FailedScheduling event, e.g.
-`0/5 nodes are available: 3 Insufficient cpu, 2 node(s) were unschedulable.`
+`0/5 nodes are available: 3 Insufficient cpu, 2 node(s) were unschedulable.` The PreFilter
+message and the histogram each end with a full stop; the PostFilter message is appended as
+it is (v1.34 adds no full stop to it), so a preemption message that is itself a FitError
+ends with exactly one: `... preemption: 0/2 nodes are available: 2 Preemption is not helpful
+for scheduling.`
 """
 
 from __future__ import annotations
@@ -76,5 +80,5 @@ class FitError(Exception):
             if parts:
                 msg += f" {', '.join(parts)}."
         if d.post_filter_msg:
-            msg += f" {d.post_filter_msg}."
+            msg += f" {d.post_filter_msg}"
         return msg

@@ -11,6 +11,7 @@ from kubesched_builtin.noderesources.fits import (
     InsufficientResource,
     fits,
     fits_request,
+    insufficient_status,
     nodes_short_of,
 )
 from kubesched_builtin.noderesources.plugin import (
@@ -31,5 +32,6 @@ __all__ = [
     "UtilizationShapePoint",
     "fits",
     "fits_request",
+    "insufficient_status",
     "nodes_short_of",
 ]

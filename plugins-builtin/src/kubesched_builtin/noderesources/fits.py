@@ -2,7 +2,11 @@
 
 Upstream: pkg/scheduler/framework/plugins/noderesources/fit.go (fitsRequest). A resource is
 short when the pod requests more than the node has left (allocatable minus what its pods
-request); every short resource is reported, the pod count first.
+request); every short resource is reported, the pod count first. Since v1.34
+(kubernetes/kubernetes#131345) a shortage is unresolvable when the pod asks for more than
+the node's whole allocatable of a resource (CPU, memory, ephemeral storage or a scalar one):
+evicting pods cannot help, so Filter says UnschedulableAndUnresolvable and preemption skips
+the node. Too many pods stays resolvable.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from collections.abc import Sequence, Set
 from dataclasses import dataclass
 
 from kubesched.api import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Pod
-from kubesched.framework import NodeInfo, PodInfo, Resource
+from kubesched.framework import Code, NodeInfo, PodInfo, Resource, Status
 
 __all__ = [
     "REASON_TOO_MANY_PODS",
@@ -20,6 +24,7 @@ __all__ = [
     "fits",
     "fits_request",
     "insufficient_reason",
+    "insufficient_status",
     "is_extended_resource_name",
     "nodes_short_of",
 ]
@@ -33,13 +38,29 @@ def insufficient_reason(resource: str) -> str:
 
 @dataclass(frozen=True)
 class InsufficientResource:
-    """One resource the node lacks for the pod, with the numbers that show it."""
+    """One resource the node lacks for the pod, with the numbers that show it;
+    `unresolvable` when even an empty node would lack it (the request exceeds `capacity`,
+    the node's allocatable)."""
 
     resource_name: str
     reason: str
     requested: int
     used: int
     capacity: int
+    unresolvable: bool = False
+
+
+def insufficient_status(short: Sequence[InsufficientResource]) -> Status | None:
+    """Filter's verdict on the shortages `fits_request` found: every reason, in order;
+    UnschedulableAndUnresolvable when any of them is (upstream Fit.Filter)."""
+    if not short:
+        return None
+    code = (
+        Code.UnschedulableAndUnresolvable
+        if any(r.unresolvable for r in short)
+        else Code.Unschedulable
+    )
+    return Status(code, *(r.reason for r in short))
 
 
 def is_extended_resource_name(name: str) -> bool:
@@ -97,17 +118,23 @@ def fits_request(
             alloc.ephemeral_storage,
         ),
     )
-    for name, requested, in_use, capacity in basics:
+    scalars = (
+        (name, requested, used.scalar.get(name, 0), alloc.scalar.get(name, 0))
+        for name, requested in checked_scalar_requests(
+            pod_request, ignored_resources, ignored_groups
+        )
+    )
+    for name, requested, in_use, capacity in (*basics, *scalars):
         if requested > 0 and requested > capacity - in_use:
             short.append(
-                InsufficientResource(name, insufficient_reason(name), requested, in_use, capacity)
-            )
-    for name, requested in checked_scalar_requests(pod_request, ignored_resources, ignored_groups):
-        in_use = used.scalar.get(name, 0)
-        capacity = alloc.scalar.get(name, 0)
-        if requested > capacity - in_use:
-            short.append(
-                InsufficientResource(name, insufficient_reason(name), requested, in_use, capacity)
+                InsufficientResource(
+                    name,
+                    insufficient_reason(name),
+                    requested,
+                    in_use,
+                    capacity,
+                    unresolvable=requested > capacity,
+                )
             )
     return short
 

@@ -2,7 +2,8 @@
 
 Upstream: pkg/scheduler/framework/plugins/noderesources/fit.go. PreFilter computes the pod's
 requests once; Filter reports every resource the node is short of (Unschedulable, so
-preemption may help); Score ranks nodes by the configured strategy (LeastAllocated by
+preemption may help, or UnschedulableAndUnresolvable where a request exceeds the node's
+whole allocatable, since v1.34); Score ranks nodes by the configured strategy (LeastAllocated by
 default). Its scores are already 0..100, so there is no NormalizeScore.
 """
 
@@ -42,7 +43,12 @@ from kubesched_builtin.helper.state import read_state
 from kubesched_builtin.names import NODE_RESOURCES_FIT
 from kubesched_builtin.noderesources import vectorized
 from kubesched_builtin.noderesources.args import NodeResourcesFitArgs
-from kubesched_builtin.noderesources.fits import fits, fits_request, nodes_short_of
+from kubesched_builtin.noderesources.fits import (
+    fits,
+    fits_request,
+    insufficient_status,
+    nodes_short_of,
+)
 from kubesched_builtin.noderesources.resource_allocation import (
     allocatable_and_requested,
     pod_resource_request_list,
@@ -118,12 +124,9 @@ class NodeResourcesFit(
             request = self._pod_request(state)
         except RuntimeError as exc:
             return Status.as_error(exc)
-        short = fits_request(
-            request, node_info, self.ignored_resources, self.ignored_resource_groups
+        return insufficient_status(
+            fits_request(request, node_info, self.ignored_resources, self.ignored_resource_groups)
         )
-        if short:
-            return Status.unschedulable(*(r.reason for r in short))
-        return None
 
     def filter_nodes(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
@@ -137,8 +140,7 @@ class NodeResourcesFit(
         out: list[Status | None] = [None] * len(nodes)
         ignored, groups = self.ignored_resources, self.ignored_resource_groups
         for i in nodes_short_of(request, nodes, ignored, groups):
-            short = fits_request(request, nodes[i], ignored, groups)
-            out[i] = Status.unschedulable(*(r.reason for r in short))
+            out[i] = insufficient_status(fits_request(request, nodes[i], ignored, groups))
         return out
 
     def filter_vectorized(

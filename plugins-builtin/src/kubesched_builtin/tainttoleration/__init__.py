@@ -2,9 +2,15 @@
 PreferNoSchedule)."""
 
 from kubesched_builtin.tainttoleration.plugin import (
+    ERR_REASON_UNTOLERATED,
     PRE_SCORE_STATE_KEY,
     TaintToleration,
-    untolerated_taint_reason,
+    untolerated_taint_detail,
 )
 
-__all__ = ["PRE_SCORE_STATE_KEY", "TaintToleration", "untolerated_taint_reason"]
+__all__ = [
+    "ERR_REASON_UNTOLERATED",
+    "PRE_SCORE_STATE_KEY",
+    "TaintToleration",
+    "untolerated_taint_detail",
+]

@@ -6,6 +6,11 @@ Filter looks only at NoSchedule and NoExecute taints and rejects with
 UnschedulableAndUnresolvable (preemption cannot remove a taint). Score counts the node's
 PreferNoSchedule taints that none of the pod's PreferNoSchedule (or effect-less) tolerations
 tolerates; NormalizeScore reverses the counts so the node with fewest gets 100.
+
+The Filter reason does not name the taint: taint keys and values may be sensitive, so since
+kubernetes/kubernetes#134740 (in release-1.34 as #135023) the pod status says only
+`node(s) had untolerated taint(s)` and upstream logs the taint. kubesched shows it in
+`simulate --explain` instead (`explain_filter`, the FilterExplainer capability).
 """
 
 from __future__ import annotations
@@ -34,14 +39,21 @@ from kubesched.framework import (
 from kubesched_builtin.helper import default_normalize_score, is_do_not_schedule_taint
 from kubesched_builtin.names import TAINT_TOLERATION
 
-__all__ = ["PRE_SCORE_STATE_KEY", "TaintToleration", "untolerated_taint_reason"]
+__all__ = [
+    "ERR_REASON_UNTOLERATED",
+    "PRE_SCORE_STATE_KEY",
+    "TaintToleration",
+    "untolerated_taint_detail",
+]
 
 PRE_SCORE_STATE_KEY: Final = "PreScore" + TAINT_TOLERATION
+ERR_REASON_UNTOLERATED: Final = "node(s) had untolerated taint(s)"
 
 
-def untolerated_taint_reason(taint: Taint) -> str:
-    """The Filter reason naming the first untolerated taint (v1.31+ wording)."""
-    return f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}"
+def untolerated_taint_detail(taint: Taint) -> str:
+    """The explanation line naming the first untolerated taint (the wording the Filter
+    reason had before v1.34 dropped the taint from it)."""
+    return f"untolerated taint {{{taint.key}: {taint.value}}}"
 
 
 @dataclass(frozen=True)
@@ -84,10 +96,9 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensio
         node = node_info.node
         if node is None:
             return Status.as_error("node not found")
-        taint = _untolerated(node, pod.spec.tolerations)
-        if taint is None:
+        if _untolerated(node, pod.spec.tolerations) is None:
             return None
-        return Status.unresolvable(untolerated_taint_reason(taint))
+        return Status.unresolvable(ERR_REASON_UNTOLERATED)
 
     def filter_nodes(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
@@ -100,11 +111,16 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensio
             node = info.node
             if node is None:
                 out[i] = Status.as_error("node not found")
-            elif node.spec.taints:
-                taint = _untolerated(node, tolerations)
-                if taint is not None:
-                    out[i] = Status.unresolvable(untolerated_taint_reason(taint))
+            elif node.spec.taints and _untolerated(node, tolerations) is not None:
+                out[i] = Status.unresolvable(ERR_REASON_UNTOLERATED)
         return out
+
+    def explain_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> list[str]:
+        """Which taint the pod does not tolerate: the first NoSchedule or NoExecute one, as
+        upstream's Filter finds it (FilterExplainer)."""
+        node = node_info.node
+        taint = None if node is None else _untolerated(node, pod.spec.tolerations)
+        return [] if taint is None else [untolerated_taint_detail(taint)]
 
     # -- PreScore / Score ---------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
