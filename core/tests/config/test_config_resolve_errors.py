@@ -43,7 +43,8 @@ CASES = [
         [
             'ScorePlugin "Coscheduling" does not exist',
             'plugin "Coscheduling" is not installed: it is provided by kubesched-coscheduling'
-            " (pip install kubesched-coscheduling)",
+            " (pip install kubesched-coscheduling; from a kubesched checkout: pip install"
+            " ./plugins-coscheduling)",
             "installed plugins: DefaultBinder, NodeResourcesFit, PrioritySort",
         ],
         id="unknown-plugin-with-known-provider",
@@ -132,7 +133,8 @@ CASES = [
             "at least one bind plugin is needed",
             "default plugins not installed:",
             "DefaultBinder",
-            "(pip install kubesched-builtin kubesched-volumebinding)",
+            "(pip install kubesched-builtin kubesched-volumebinding; from a kubesched checkout:"
+            " pip install ./plugins-builtin ./plugins-volumebinding)",
         ],
         id="no-bind-because-not-installed",
     ),
@@ -236,7 +238,10 @@ CASES = [
         doc(profiles=[profile(pluginConfig=[{"name": "VolumeBinding", "args": {}}])]),
         catalog(["PrioritySort", "DefaultBinder"]),
         "profiles[0].pluginConfig[0]",
-        ['(plugin "VolumeBinding" is not installed; pip install kubesched-volumebinding)'],
+        [
+            '(plugin "VolumeBinding" is not installed; pip install kubesched-volumebinding;'
+            " from a kubesched checkout: pip install ./plugins-volumebinding)"
+        ],
         id="args-for-default-not-installed",
     ),
     pytest.param(

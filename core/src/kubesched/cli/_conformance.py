@@ -14,6 +14,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from kubesched._errors import ConfigError, KubeschedError, PluginLoadError
+from kubesched._install import extra_hint
 from kubesched.runtime import PluginRegistry
 from kubesched.testing._runner import ConformanceReport, run_conformance
 
@@ -86,7 +87,7 @@ def conformance_command(
     missing = [m for m in ("pytest", "hypothesis") if importlib.util.find_spec(m) is None]
     if missing:
         raise KubeschedError(
-            f"kubesched conformance needs {' and '.join(missing)}: pip install 'kubesched[testing]'"
+            f"kubesched conformance needs {' and '.join(missing)}: {extra_hint('testing')}"
         )
     args = _read_args(args_file)
     registry = PluginRegistry.discover()

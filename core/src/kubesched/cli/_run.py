@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from kubesched._install import extra_hint
 from kubesched.config import parse_duration
 
 __all__ = ["run_command"]
@@ -122,7 +123,7 @@ def run_command(
         if exc.name and exc.name.split(".")[0] in _EXTRA_MODULES:
             click.echo(
                 f"error: kubesched run needs the kube extra ({exc.name} is not installed): "
-                "pip install 'kubesched[kube]'",
+                + extra_hint("kube"),
                 err=True,
             )
             sys.exit(EXIT_MISSING_EXTRA)

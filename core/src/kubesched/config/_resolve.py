@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from kubesched._install import install_hint
 from kubesched.config._defaults import DEFAULT_PROVIDERS, default_plugins
 from kubesched.config._field_errors import FieldErrors, format_value, invalid, pydantic_errors
 from kubesched.config._merge import (
@@ -83,7 +84,7 @@ def _missing(catalog: PluginCatalog, point: str, name: str) -> str:
     detail = f'{point}Plugin "{name}" does not exist: plugin "{name}" is not installed'
     distribution = catalog.provider(name)
     if distribution:
-        detail += f": it is provided by {distribution} (pip install {distribution})"
+        detail += f": it is provided by {distribution} ({install_hint(distribution)})"
     installed = ", ".join(sorted(catalog.plugins)) or "none"
     return f"{detail}; installed plugins: {installed}"
 
@@ -151,8 +152,8 @@ class _ProfileResolver:
         hint = ""
         if left_out:
             names = ", ".join(plugin for plugin, _ in left_out)
-            dists = " ".join(sorted({dist for _, dist in left_out}))
-            hint = f"; default plugins not installed: {names} (pip install {dists})"
+            dists = sorted({dist for _, dist in left_out})
+            hint = f"; default plugins not installed: {names} ({install_hint(*dists)})"
         queue_sort = points["QueueSort"]
         if len(queue_sort) != 1:
             self.problem(
@@ -176,7 +177,7 @@ class _ProfileResolver:
                 detail = f'args for a plugin not enabled in profile "{self.profile.scheduler_name}"'
                 if entry.name not in self.catalog.plugins and entry.name not in self.catalog.broken:
                     dist = self.catalog.provider(entry.name)
-                    install = f"; pip install {dist}" if dist else ""
+                    install = f"; {install_hint(dist)}" if dist else ""
                     detail += f' (plugin "{entry.name}" is not installed{install})'
                 self.problem(f"pluginConfig[{j}]", invalid(entry.name, detail))
         result: dict[str, BaseModel] = {}

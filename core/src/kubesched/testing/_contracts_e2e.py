@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from kubesched._install import install_hint
 from kubesched.testing._contract_base import ContractBase, contract
 from kubesched.testing._end_to_end import missing_defaults, registry_with, run_end_to_end
 from kubesched.testing._scenario import ClusterScenario
@@ -24,7 +25,7 @@ class EndToEndContract(ContractBase):
         if missing:
             pytest.skip(
                 "not applicable: the default profile needs kubesched-builtin "
-                f"(pip install kubesched-builtin); missing: {', '.join(missing)}"
+                f"({install_hint('kubesched-builtin')}); missing: {', '.join(missing)}"
             )
 
         def check(cluster: ClusterScenario) -> None:
