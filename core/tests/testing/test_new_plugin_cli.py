@@ -19,7 +19,7 @@ import yaml
 from kubesched import __version__
 from kubesched.cli import _new_plugin, _template_repo
 from kubesched.cli._main import main
-from kubesched.cli._wheelhouse import CACHE_ENV, needs_wheelhouse, pack_wheel
+from kubesched.cli._wheelhouse import CACHE_ENV, pack_wheel
 
 pytest.importorskip("copier")
 
@@ -90,7 +90,6 @@ def test_new_plugin_records_a_wheelhouse_of_the_installed_kubesched(
 ) -> None:
     """These tests run from a local (editable) install, as a checkout's user has: kubesched
     is on no index, so the package must find it in the wheelhouse."""
-    assert needs_wheelhouse(importlib_metadata.Distribution.from_name("kubesched"))
     dest = tmp_path / "rack"
     assert _new(dest, "-y") == 0
     wheels = cache / "wheels"
@@ -219,3 +218,14 @@ def test_pack_wheel_repacks_an_installed_distribution(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert str(wheel_path) in done.stdout
+
+
+def test_no_wheelhouse_when_kubesched_is_on_the_index(
+    cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dest = tmp_path / "rack"
+    assert _new(dest, "--no-wheelhouse", "-y") == 0
+    assert yaml.safe_load((dest / ".copier-answers.yml").read_text())["kubesched_wheelhouse"] == ""
+    assert "PIP_FIND_LINKS" not in (dest / "tox.ini").read_text()
+    assert "pip install -e '.[test]'" in (dest / "README.md").read_text()
+    assert "pip install -e '.[test]'" in capsys.readouterr().out

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+import yaml
 
 from kubesched._errors import KubeschedError
 from kubesched.cli._template_repo import GitUnavailableError, packaged_template, sync_template_repo
@@ -79,9 +80,11 @@ def _template_source(template: str | None) -> tuple[str, str | None]:
         return str(packaged_template()), None
 
 
-def _wheelhouse() -> str:
-    """The wheelhouse folder for the generated package, or "" when kubesched came from an
-    index (then pip finds it there)."""
+def _wheelhouse(wanted: bool) -> str:
+    """The wheelhouse folder for the generated package, or "" when not `wanted` (kubesched
+    is on the user's index, so pip finds it there)."""
+    if not wanted:
+        return ""
     folder = fill_wheelhouse(WHEELHOUSE_DISTRIBUTIONS, cache_dir() / "wheels")
     return str(folder) if folder is not None else ""
 
@@ -111,6 +114,13 @@ def _wheelhouse() -> str:
     "--vcs-ref", default=None, help="Template version: a git tag or commit (default: latest)."
 )
 @click.option(
+    "--wheelhouse/--no-wheelhouse",
+    default=True,
+    help="Put wheels of this kubesched in a folder the package's tox and README point pip "
+    "at, for environments where no package index holds kubesched (default); "
+    "--no-wheelhouse when yours does.",
+)
+@click.option(
     "--defaults", "-y", is_flag=True, help="Ask nothing: defaults for every answer not given."
 )
 def new_plugin_command(
@@ -124,6 +134,7 @@ def new_plugin_command(
     author_email: str | None,
     template: str | None,
     vcs_ref: str | None,
+    wheelhouse: bool,
     defaults: bool,
 ) -> None:
     """Create a plugin package in DEST: pyproject.toml with its entry point, a working
@@ -138,7 +149,7 @@ def new_plugin_command(
         "author_name": author_name,
         "author_email": author_email,
         "extension_points": list(points) or None,
-        "kubesched_wheelhouse": _wheelhouse(),
+        "kubesched_wheelhouse": _wheelhouse(wheelhouse),
     }
     data = {key: value for key, value in given.items() if value is not None}
     try:
@@ -187,10 +198,12 @@ def update_plugin_command(path: Path, defaults: bool) -> None:
         ref = sync_template_repo(cache_dir() / "template")
     except GitUnavailableError:
         raise KubeschedError("update-plugin needs git (copier update does)") from None
+    answers = yaml.safe_load((path / ".copier-answers.yml").read_text(encoding="utf-8"))
+    had_wheelhouse = isinstance(answers, dict) and bool(answers.get("kubesched_wheelhouse"))
     try:
         copier.run_update(
             str(path),
-            data={"kubesched_wheelhouse": _wheelhouse()},
+            data={"kubesched_wheelhouse": _wheelhouse(had_wheelhouse)},
             defaults=defaults or not sys.stdin.isatty(),
             overwrite=True,
             vcs_ref=ref,

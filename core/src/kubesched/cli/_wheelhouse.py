@@ -1,12 +1,13 @@
 """Wheels of the kubesched distributions this command runs from, for packages made by
 `kubesched new-plugin` to install in environments of their own (tox, CI).
 
-While kubesched is not on the user's package index (installed from a checkout or a wheel
-file), a fresh environment cannot `pip install kubesched`. The generated package then
-points pip at a wheelhouse in the user's cache (``--find-links``), filled here: a
-distribution installed from files is packed back into a wheel from its RECORD; one
-installed editable is built from its source folder with `pip wheel`. A distribution that
-came from an index needs nothing.
+While kubesched is not on the user's package index (installed from a checkout, a wheel
+file or a folder of wheels), a fresh environment cannot `pip install kubesched`. The
+generated package then points pip at a wheelhouse in the user's cache (``--find-links``),
+filled here: an installed distribution is packed back into a wheel from its RECORD; one
+installed editable is built from its source folder with `pip wheel`. pip does not record
+whether a distribution came from an index, so this is done unless the user says kubesched
+is on theirs (`new-plugin --no-wheelhouse`); the wheelhouse is harmless where it is.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import importlib_metadata
 
 from kubesched._errors import KubeschedError
 
-__all__ = ["CACHE_ENV", "cache_dir", "fill_wheelhouse", "needs_wheelhouse", "pack_wheel"]
+__all__ = ["CACHE_ENV", "cache_dir", "fill_wheelhouse", "pack_wheel"]
 
 CACHE_ENV: Final = "KUBESCHED_CACHE_DIR"
 """Overrides where kubesched keeps the template repository and the wheelhouse."""
@@ -49,12 +50,6 @@ def _direct_url(dist: importlib_metadata.Distribution) -> dict[str, object] | No
         return None
     data = json.loads(text)
     return data if isinstance(data, dict) else None
-
-
-def needs_wheelhouse(dist: importlib_metadata.Distribution) -> bool:
-    """Whether `dist` was installed from a local path or file rather than a package index
-    (PEP 610: only a direct install records direct_url.json)."""
-    return _direct_url(dist) is not None
 
 
 def _editable_source(dist: importlib_metadata.Distribution) -> Path | None:
@@ -145,16 +140,14 @@ def _is_current(dist: importlib_metadata.Distribution, source: Path, dest: Path)
 
 
 def fill_wheelhouse(names: tuple[str, ...], dest: Path) -> Path | None:
-    """Put a wheel of each installed distribution in `names` that did not come from an
-    index into `dest`; returns `dest`, or None when every one came from an index."""
+    """Put a wheel of each installed distribution in `names` into `dest`; returns `dest`,
+    or None when none of them is installed."""
     editable: list[Path] = []
     wrote = False
     for name in names:
         try:
             dist = importlib_metadata.Distribution.from_name(name)
         except importlib_metadata.PackageNotFoundError:
-            continue
-        if not needs_wheelhouse(dist):
             continue
         source = _editable_source(dist)
         if source is not None:
