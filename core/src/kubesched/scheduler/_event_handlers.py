@@ -8,6 +8,7 @@ selector excludes them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kubesched.api import Node, Pod
@@ -18,6 +19,10 @@ if TYPE_CHECKING:
     from kubesched.scheduler._scheduler import Scheduler
 
 __all__ = ["EventHandlers", "node_change", "pod_change"]
+
+_ASSIGNED_POD_DELETE = ClusterEvent(
+    EventResource.AssignedPod, ActionType.Delete, "AssignedPodDelete"
+)
 
 
 def node_change(old: Node, new: Node) -> ActionType:
@@ -53,6 +58,11 @@ def pod_change(old: Pod, new: Pod) -> ActionType:
 
 def _assigned(pod: Pod) -> bool:
     return bool(pod.spec.node_name)
+
+
+def _lower_or_equal_priority(priority: int) -> Callable[[Pod], bool]:
+    # upstream getLEPriorityPreCheck (eventhandlers.go)
+    return lambda p: p.priority <= priority
 
 
 class EventHandlers:
@@ -130,6 +140,9 @@ class EventHandlers:
             if sched.cache.is_assumed_pod(new):
                 return
             sched.queue.update(old, new)
+            nominated = old.status.nominated_node_name
+            if nominated and nominated != new.status.nominated_node_name:
+                self._nomination_released(old)
         else:
             self._foreign[new.metadata.uid] = new
 
@@ -142,15 +155,27 @@ class EventHandlers:
             return
         sched.queue.delete(pod)
         fwk = sched.framework_for_pod(pod)
-        if fwk is not None:
-            fwk.reject_waiting_pod(pod.metadata.uid)
+        if fwk is None:
+            return
+        # a rejected waiting pod fails its binding cycle, which frees what it held
+        if not fwk.reject_waiting_pod(pod.metadata.uid) and pod.status.nominated_node_name:
+            self._nomination_released(pod)
+
+    def _nomination_released(self, pod: Pod) -> None:
+        """A pod gave up its nominated node (deleted, or nominated elsewhere): pods of lower
+        or equal priority, which counted it as if it were assigned there, may fit now.
+
+        upstream: eventhandlers.go (updatePodInSchedulingQueue, deletePodFromSchedulingQueue;
+        kubernetes#129058)"""
+        self._sched.queue.move_all_to_active_or_backoff(
+            _ASSIGNED_POD_DELETE, pod, None, pre_check=_lower_or_equal_priority(pod.priority)
+        )
 
     def assigned_pod_freed(self, pod: Pod) -> None:
         """An assigned (or assumed) pod's resources became free."""
-        event = ClusterEvent(EventResource.AssignedPod, ActionType.Delete, "AssignedPodDelete")
         uid = pod.metadata.uid
         self._sched.queue.move_all_to_active_or_backoff(
-            event, pod, None, pre_check=lambda p: p.metadata.uid != uid
+            _ASSIGNED_POD_DELETE, pod, None, pre_check=lambda p: p.metadata.uid != uid
         )
 
     # -- changes plugins report (Handle.report_cluster_event) ----------------------------
