@@ -29,7 +29,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (info / "entry_points.txt").write_text(
         "[kubesched.plugins]\n"
         "LabelFilter = kit_samples:LabelFilter\n"
-        "ScoreOf150 = kit_samples:ScoreOf150\n",
+        "ScoreOf150 = kit_samples:ScoreOf150\n"
+        "Silent = kit_samples:Silent\n",
         encoding="utf-8",
     )
     return root
@@ -70,6 +71,18 @@ def test_a_broken_plugin_fails_with_the_reason(site: Path) -> None:
     assert "scores out of [0, 100] after normalizing: {'node-0': 150}" in out
     assert "1 failed, " in out
     assert "Scenario:" in out  # --details prints the full report, with the example
+
+
+def test_a_rejecting_plugin_without_events_warns_and_strict_fails(site: Path) -> None:
+    """Upstream allows a plugin without events_to_register (it is registered for every
+    event), so the kit warns; --strict makes the warning a failure."""
+    run = kubesched(site, "conformance", "Silent", "--examples", "5")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "warning" in run.stdout and " 1 warnings, 0 failed, " in run.stdout
+    assert "Silent rejects pods but does not implement EnqueueExtensions" in run.stdout
+    strict = kubesched(site, "conformance", "Silent", "--examples", "5", "--strict")
+    assert strict.returncode == 1, strict.stdout + strict.stderr
+    assert " 0 warnings, 1 failed, " in strict.stdout
 
 
 def test_args_that_do_not_validate_are_bad_input(site: Path, tmp_path: Path) -> None:

@@ -30,13 +30,17 @@ HAS_BUILTIN = importlib.util.find_spec("kubesched_builtin") is not None
 
 
 def run_kit(
-    pytester: pytest.Pytester, plugin: str, check: str, args: dict[str, Any] | None = None
+    pytester: pytest.Pytester,
+    plugin: str,
+    check: str,
+    args: dict[str, Any] | None = None,
+    *options: str,
 ) -> pytest.RunResult:
     if "end_to_end" in check and not HAS_BUILTIN:
         pytest.skip("the end-to-end check runs the default profile: needs kubesched-builtin")
     pytester.makepyfile(test_kit=_MODULE.format(plugin=plugin, args=args or {}))
     return pytester.runpytest_inprocess(
-        "-p", "kubesched.testing.plugin", "--kubesched-examples=15", "-rs", "-k", check
+        "-p", "kubesched.testing.plugin", "--kubesched-examples=15", "-rs", "-k", check, *options
     )
 
 
@@ -51,7 +55,6 @@ VIOLATIONS = [
     ("LongPermit", "test_permit_timeout_in_bounds", "Permit waits 3600.0s"),
     ("SyncBinder", "test_bind_is_coroutine", "must be `async def`"),
     ("SyncBinder", "test_extension_point_signatures", "bind must be a coroutine"),
-    ("Silent", "test_events_to_register_declared", "does not implement EnqueueExtensions"),
     ("LaxArgsFilter", "test_args_reject_unknown_fields", "accepted an unknown field"),
     ("LaxArgsFilter", "test_args_reject_wrong_types", "label={'conformance'"),
     ("SkipThenReject", "test_pre_filter_skip_is_consistent", "yet Filter rejects"),
@@ -74,6 +77,23 @@ def test_kit_fails_on_a_broken_plugin(
     result = run_kit(pytester, plugin, check)
     result.assert_outcomes(failed=1)
     assert says in result.stdout.str(), result.stdout.str()
+
+
+def test_a_rejecting_plugin_without_events_is_a_warning(pytester: pytest.Pytester) -> None:
+    """Upstream registers such a plugin for every cluster event, so the kit only warns."""
+    result = run_kit(pytester, "Silent", "test_events_to_register_declared")
+    result.assert_outcomes(passed=1, warnings=1)
+    out = result.stdout.str()
+    assert "ConformanceWarning: Silent rejects pods but does not implement EnqueueExtensions" in out
+
+
+def test_strict_mode_fails_on_the_warning(pytester: pytest.Pytester) -> None:
+    result = run_kit(
+        pytester, "Silent", "test_events_to_register_declared", None, "--kubesched-strict"
+    )
+    result.assert_outcomes(failed=1)
+    assert "does not implement EnqueueExtensions" in result.stdout.str()
+    assert "(strict mode)" in result.stdout.str()
 
 
 def test_failures_are_shrunk_to_a_minimal_example(pytester: pytest.Pytester) -> None:

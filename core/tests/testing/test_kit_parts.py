@@ -36,7 +36,7 @@ def node(name: str, cpu: str = "2", pods: int = 110, **labels: str) -> Node:
 
 TESTING_API = {
     "ArgsContract", "BatchFilterContract", "BatchScoreContract", "BindContract",
-    "ClusterScenario", "ContractBase",
+    "ClusterScenario", "ConformanceWarning", "ContractBase",
     "EndToEndContract",
     "EndToEndReport", "EnqueueExtensionsContract", "FilterContract", "FilterPhase",
     "NodeBuilder", "PermitContract", "PluginConformance", "PluginContract", "PluginHarness",

@@ -20,7 +20,7 @@ from kubesched.testing._runner import ConformanceReport, run_conformance
 
 __all__ = ["conformance_command", "render_report"]
 
-_STYLE = {"passed": "green", "failed": "red", "not applicable": "dim"}
+_STYLE = {"passed": "green", "warning": "yellow", "failed": "red", "not applicable": "dim"}
 
 
 def _read_args(path: str | None) -> dict[str, Any]:
@@ -52,8 +52,8 @@ def render_report(report: ConformanceReport, console: Console, *, details: bool)
         table.add_row(c.point, c.check, f"[{style}]{c.outcome}[/]", escape(c.detail))
     console.print(table)
     console.print(
-        f"{report.count('passed')} passed, {report.count('failed')} failed, "
-        f"{report.count('not applicable')} not applicable"
+        f"{report.count('passed')} passed, {report.count('warning')} warnings, "
+        f"{report.count('failed')} failed, {report.count('not applicable')} not applicable"
     )
     if details:
         for c in report.checks:
@@ -79,8 +79,13 @@ def render_report(report: ConformanceReport, console: Console, *, details: bool)
     help="Generated examples per check (default 25).",
 )
 @click.option("--details", "-v", is_flag=True, help="Print the full report of every failed check.")
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Fail the checks that only warn (a rejecting plugin without events_to_register).",
+)
 def conformance_command(
-    name: str, args_file: str | None, examples: int | None, details: bool
+    name: str, args_file: str | None, examples: int | None, details: bool, strict: bool
 ) -> None:
     """Run the conformance kit on the installed plugin NAME and print which checks passed,
     failed or do not apply. Exits non-zero when a check fails."""
@@ -104,7 +109,7 @@ def conformance_command(
             entry.plugin.Args.model_validate(args)
         except pydantic.ValidationError as exc:
             raise ConfigError(f"args of {name}: {exc}", file=args_file) from None
-    report = run_conformance(name, args, examples=examples)
+    report = run_conformance(name, args, examples=examples, strict=strict)
     render_report(report, console, details=details)
     if not report.ok:
         raise click.exceptions.Exit(1)

@@ -10,6 +10,7 @@ point the plugin does not implement (saying so), and leaves the plugin on `self.
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -39,6 +40,7 @@ from kubesched.testing._scenario import ClusterScenario, Scenario
 __all__ = [
     "DEFAULT_EXAMPLES",
     "ConformanceSetupError",
+    "ConformanceWarning",
     "ContractBase",
     "PluginUnderTest",
     "applies_to",
@@ -185,6 +187,9 @@ class ContractBase:
     """Generated examples per check (default 25, or `--kubesched-examples`)."""
     e2e_examples: ClassVar[int | None] = None
     """Generated clusters for the end-to-end check (default 4)."""
+    strict: ClassVar[bool] = False
+    """Fail on what is only a warning by default (a rejecting plugin without
+    events_to_register); `--kubesched-strict` turns it on for every class."""
 
     under_test: PluginUnderTest
 
@@ -205,6 +210,7 @@ class ContractBase:
         self._e2e_examples = _option(
             request, "kubesched_e2e_examples", self.e2e_examples, DEFAULT_E2E_EXAMPLES
         )
+        self._strict = self.strict or bool(request.config.getoption("kubesched_strict", False))
         reason = applies_to(point, self.under_test)
         if reason is not None:
             pytest.skip(f"not applicable: {reason}")
@@ -233,12 +239,23 @@ class ContractBase:
         objects = self.cluster_objects(scenario) if scenario is not None else ()
         return self.under_test.harness(scenario, objects)
 
+    def advise(self, message: str) -> None:
+        """A conformance warning: upstream allows it, but it is probably a mistake. Fails
+        the check in strict mode."""
+        if self._strict:
+            pytest.fail(f"{message} (strict mode)", pytrace=False)
+        warnings.warn(ConformanceWarning(message), stacklevel=2)
+
     def for_all(self, strategy: st.SearchStrategy[_T], check: Callable[[_T], None]) -> None:
         """Run `check` on examples drawn from `strategy` (reproducibly)."""
         _run_examples(strategy, check, self._examples)
 
     def for_all_clusters(self, check: Callable[[ClusterScenario], None]) -> None:
         _run_examples(self.cluster_scenarios(), check, self._e2e_examples)
+
+
+class ConformanceWarning(UserWarning):
+    """What the conformance kit advises against without failing the plugin."""
 
 
 def _option(request: pytest.FixtureRequest, name: str, own: int | None, default: int) -> int:

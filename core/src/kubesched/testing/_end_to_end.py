@@ -134,6 +134,8 @@ def _lost(status: str, message: str) -> bool:
         return False
     if status in ("Unschedulable", "Pending"):
         return not message or message == _NOT_ATTEMPTED
+    if status in ("Preempted", "Terminating"):
+        return not message  # evicted for a higher-priority pod: the message says by whom
     return True  # Waiting after quiescence: nothing will ever let it go
 
 

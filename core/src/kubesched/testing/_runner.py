@@ -2,7 +2,8 @@
 
 `run_conformance("NodeResourcesFit", args)` writes a one-class test module that subclasses
 `PluginConformance` for that plugin (loaded through its entry point), runs it with pytest in
-this process, and returns one `CheckResult` per check: passed, failed or not applicable.
+this process, and returns one `CheckResult` per check: passed, warning (passed, with a
+`ConformanceWarning`), failed or not applicable.
 `kubesched conformance NAME` prints that report. Needs the `testing` extra (pytest and
 hypothesis).
 """
@@ -22,7 +23,7 @@ from typing import Any, Literal
 
 __all__ = ["CheckResult", "ConformanceReport", "run_conformance"]
 
-Outcome = Literal["passed", "failed", "not applicable"]
+Outcome = Literal["passed", "warning", "failed", "not applicable"]
 
 _RUNS = itertools.count(1)
 
@@ -123,6 +124,15 @@ class _Collector:
                 item.nodeid, CheckResult(point, doc, item.name, "not applicable", reason)
             )
 
+    def pytest_warning_recorded(self, warning_message: Any, nodeid: str) -> None:
+        from kubesched.testing._contract_base import ConformanceWarning
+
+        result = self.results.get(nodeid)
+        advice = issubclass(warning_message.category, ConformanceWarning)
+        if advice and result is not None and result.outcome == "passed":
+            result.outcome = "warning"
+            result.detail = _first_line(str(warning_message.message))
+
     def pytest_runtest_logreport(self, report: Any) -> None:
         point, doc, name = self.described.get(report.nodeid, ("", report.nodeid, report.nodeid))
         if report.when == "call" or (report.when == "setup" and not report.passed):
@@ -157,8 +167,10 @@ def run_conformance(
     *,
     examples: int | None = None,
     e2e_examples: int | None = None,
+    strict: bool = False,
 ) -> ConformanceReport:
-    """Run every check of the kit on the installed plugin `name` with `args`."""
+    """Run every check of the kit on the installed plugin `name` with `args`; `strict`
+    fails the checks that would only warn."""
     import pytest
 
     collector = _Collector()
@@ -186,6 +198,8 @@ def run_conformance(
             argv.append(f"--kubesched-examples={examples}")
         if e2e_examples is not None:
             argv.append(f"--kubesched-e2e-examples={e2e_examples}")
+        if strict:
+            argv.append("--kubesched-strict")
         out = io.StringIO()
         try:
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):

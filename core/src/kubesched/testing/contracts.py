@@ -19,7 +19,12 @@ plugin. Adapt the inputs through the hooks of `ContractBase` (`scenarios`,
 
 from __future__ import annotations
 
-from kubesched.testing._contract_base import ContractBase, PluginUnderTest, applies_to
+from kubesched.testing._contract_base import (
+    ConformanceWarning,
+    ContractBase,
+    PluginUnderTest,
+    applies_to,
+)
 from kubesched.testing._contracts_batch import BatchFilterContract, BatchScoreContract
 from kubesched.testing._contracts_cycle import (
     FilterContract,
@@ -49,6 +54,7 @@ __all__ = [
     "BatchFilterContract",
     "BatchScoreContract",
     "BindContract",
+    "ConformanceWarning",
     "ContractBase",
     "EndToEndContract",
     "EnqueueExtensionsContract",

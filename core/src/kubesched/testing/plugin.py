@@ -8,7 +8,9 @@ pytest with `-p kubesched.testing`); nothing is loaded otherwise. It provides:
 - `virtual_clock` and `memory_cluster`: an embedded cluster on virtual time, with every kind
   installed plugin packages register;
 - options `--kubesched-examples N` and `--kubesched-e2e-examples N`: how many generated
-  examples each check (and the end-to-end check) runs.
+  examples each check (and the end-to-end check) runs; `--kubesched-strict`: the kit's
+  warnings (`ConformanceWarning`, e.g. a rejecting plugin without events_to_register, which
+  upstream allows) fail their check.
 
 Checks of an extension point the plugin does not implement are not applicable: they are
 deselected at collection (not skipped), listed in one line of the terminal summary, and
@@ -60,6 +62,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         metavar="N",
         help=f"generated clusters for the end-to-end check (default {DEFAULT_E2E_EXAMPLES})",
+    )
+    group.addoption(
+        "--kubesched-strict",
+        action="store_true",
+        default=False,
+        help="fail on the kit's warnings too (e.g. a rejecting plugin without "
+        "events_to_register, which upstream allows)",
     )
 
 
