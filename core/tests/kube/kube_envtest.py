@@ -6,6 +6,22 @@ etcd with a throw-away data dir, kube-apiserver with a self-signed serving certi
 RBAC, static bearer tokens (an admin in system:masters, and the kubesched ServiceAccount's
 user name, so the example's RBAC applies to it unchanged) and no ServiceAccount admission
 (no controller-manager creates the `default` ServiceAccounts).
+
+What such an API server does that matters to these tests, as any kube-apiserver:
+
+- its other default admission plugins run. TaintNodesByCondition
+  (plugin/pkg/admission/nodetaint) taints every new Node
+  `node.kubernetes.io/not-ready:NoSchedule`, and nothing here would lift it: on a cluster
+  the Node's kubelet posts `Ready=True` and the node lifecycle controller of
+  kube-controller-manager (pkg/controller/nodelifecycle) then removes the taint, and envtest
+  runs neither. So `create_node` does both itself, through the API, right after creating
+  the Node (`kube_node_lifecycle.make_node_ready`, which the fake API server's tests share).
+  Priority and DefaultTolerationSeconds fill in pods' `priority` and NoExecute tolerations;
+  NamespaceLifecycle refuses objects in a namespace that does not exist (the tests create
+  theirs; `default`, `kube-system`, `kube-public` and `kube-node-lease` exist from the start);
+- every write that changes an object gives it a new resourceVersion and every watcher one
+  event: the Node's create, its status write and its taint patch are ADDED, MODIFIED,
+  MODIFIED; a write that changes nothing is neither stored nor sent.
 """
 
 from __future__ import annotations
@@ -22,6 +38,9 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
+
+from kube_fake_apiserver import node_raw
+from kube_node_lifecycle import make_node_ready
 
 ADMIN_TOKEN = "envtest-admin-token"
 KUBESCHED_TOKEN = "envtest-kubesched-token"
@@ -212,6 +231,21 @@ class Envtest:
             )
         )
         return path
+
+
+def create_node(env: Envtest, name: str, cpu: str) -> list[dict[str, Any]]:
+    """Create a Node, then make it ready as its kubelet and the node lifecycle controller
+    would (see the module docstring). Returns the objects written, in order: the watch
+    events a real API server sends for them are ADDED, MODIFIED, MODIFIED."""
+    created: dict[str, Any] = env.ok("POST", "/api/v1/nodes", node_raw(name, cpu=cpu))
+
+    def patch(path: str, body: dict[str, Any]) -> dict[str, Any]:
+        answer: dict[str, Any] = env.ok(
+            "PATCH", path, body, content_type="application/strategic-merge-patch+json"
+        )
+        return answer
+
+    return [created, *make_node_ready(patch, name)]
 
 
 _PATHS = {

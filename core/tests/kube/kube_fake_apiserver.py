@@ -1,29 +1,54 @@
 """A small fake Kubernetes API server for the `kube` backend's tests (aiohttp, 127.0.0.1).
 
-It serves what kubesched uses, with the API server's answers: list (pages with `limit` and
+It answers what kubesched sends as a real kube-apiserver does: list (pages with `limit` and
 `continue`), watch (chunked JSON lines from a resourceVersion, bookmarks, `timeoutSeconds`,
-410 for a compacted resourceVersion), get/create/update/patch/delete of any resource path,
-`pods/binding` with its conflicts, strategic merge patches of `status` (conditions merged by
-type), events.k8s.io/v1 Event validation, and injectable failures. It records every request.
+410 for a compacted resourceVersion), get/create/update/patch/delete of any resource path
+and of `status` subresources, `pods/binding` with its conflicts. Writes have a real API
+server's semantics (`kube_fake_store`: one watch event and a new resourceVersion for every
+change, none for a write that changes nothing, graceful deletion of bound pods), and objects
+get its defaulting and default admission (`kube_fake_admission`: the system namespaces and
+PriorityClasses exist from the start, a new Node is tainted
+`node.kubernetes.io/not-ready:NoSchedule`, a pod gets its priority and default tolerations
+and loses the status it was sent). Failures can be injected; every request is recorded.
 
 The real client code runs against it: kubernetes_asyncio's session, kubesched's transport,
-informers and writes.
+informers and writes. Tests that want a schedulable Node make it ready as a cluster would
+(`kube_node_lifecycle.make_node_ready`, `kube_helpers.add_ready_node`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import copy
-import itertools
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from aiohttp import web
+from kube_fake_admission import ApiStatusError, Raw
+from kube_fake_store import (
+    MERGE_PATCH,
+    STRATEGIC_MERGE_PATCH,
+    FakeStore,
+    Target,
+    merge_patch,
+    parse_path,
+    strategic_merge_patch,
+)
 
-Raw = dict[str, Any]
+__all__ = [
+    "MERGE_PATCH",
+    "STRATEGIC_MERGE_PATCH",
+    "FakeApiServer",
+    "Fault",
+    "Recorded",
+    "merge_patch",
+    "node_raw",
+    "pod_raw",
+    "status_body",
+    "strategic_merge_patch",
+]
 
 
 @dataclass
@@ -55,14 +80,6 @@ class _Watcher:
     queue: asyncio.Queue[Any] = field(default_factory=asyncio.Queue)
 
 
-@dataclass
-class _Target:
-    resource: str  # "v1/pods", "coordination.k8s.io/v1/leases"
-    namespace: str | None
-    name: str | None
-    subresource: str | None
-
-
 _CLOSE = object()
 _ABORT = object()
 
@@ -84,27 +101,6 @@ def status_body(code: int, reason: str, message: str, **details: Any) -> Raw:
 
 def _error(code: int, reason: str, message: str, **details: Any) -> web.Response:
     return web.json_response(status_body(code, reason, message, **details), status=code)
-
-
-def _parse_path(path: str) -> _Target | None:
-    parts = [p for p in path.split("/") if p]
-    if parts[:2] == ["api", "v1"]:
-        group_version, rest = "v1", parts[2:]
-    elif len(parts) >= 3 and parts[0] == "apis":
-        group_version, rest = f"{parts[1]}/{parts[2]}", parts[3:]
-    else:
-        return None
-    namespace = None
-    if len(rest) >= 3 and rest[0] == "namespaces":
-        namespace, rest = rest[1], rest[2:]
-    if not rest:
-        return None
-    return _Target(
-        f"{group_version}/{rest[0]}",
-        namespace,
-        rest[1] if len(rest) > 1 else None,
-        rest[2] if len(rest) > 2 else None,
-    )
 
 
 def _parse_selector(text: str) -> list[tuple[str, str, str]]:
@@ -136,53 +132,12 @@ def _matches(obj: Raw, selector: list[tuple[str, str, str]]) -> bool:
     return True
 
 
-def merge_patch(target: Any, patch: Any) -> Any:
-    """RFC 7386."""
-    if not isinstance(patch, dict):
-        return copy.deepcopy(patch)
-    result = dict(target) if isinstance(target, dict) else {}
-    for key, value in patch.items():
-        if value is None:
-            result.pop(key, None)
-        else:
-            result[key] = merge_patch(result.get(key), value)
-    return result
-
-
-def strategic_merge_patch(target: Any, patch: Any) -> Any:
-    """Enough of a strategic merge patch for pod status: `conditions` merge by `type`."""
-    if not isinstance(patch, dict):
-        return copy.deepcopy(patch)
-    result = dict(target) if isinstance(target, dict) else {}
-    for key, value in patch.items():
-        if key.startswith("$"):
-            continue
-        if value is None:
-            result.pop(key, None)
-        elif key == "conditions" and isinstance(value, list):
-            merged = [dict(c) for c in result.get(key) or []]
-            for cond in value:
-                for i, existing in enumerate(merged):
-                    if existing.get("type") == cond.get("type"):
-                        merged[i] = {
-                            k: v for k, v in merge_patch(existing, cond).items() if v is not None
-                        }
-                        break
-                else:
-                    merged.append({k: v for k, v in cond.items() if v is not None})
-            result[key] = merged
-        else:
-            result[key] = strategic_merge_patch(result.get(key), value)
-    return result
-
-
-class FakeApiServer:
+class FakeApiServer(FakeStore):
     """The fake API server; `await start()` gives its URL, `await stop()` ends it."""
 
     def __init__(self) -> None:
-        self.rv = 0
-        self.objects: dict[str, dict[str, Raw]] = {}
-        self.history: list[tuple[int, str, str, Raw]] = []
+        self._watchers: list[_Watcher] = []
+        super().__init__()
         self.min_rv = 0
         """A watch from a resourceVersion below this is answered 410 Gone."""
         self.gone_as_http = False
@@ -192,9 +147,7 @@ class FakeApiServer:
         self.faults: list[Fault] = []
         self.before_bind: Callable[[str, str, str], Awaitable[None] | None] | None = None
         self.page_limit_seen: list[int] = []
-        self._watchers: list[_Watcher] = []
         self._snapshots: dict[str, tuple[int, list[Raw]]] = {}
-        self._uids = itertools.count(1)
         self._runner: web.AppRunner | None = None
         self.url = ""
 
@@ -217,35 +170,22 @@ class FakeApiServer:
         if self._runner is not None:
             await self._runner.cleanup()
 
-    # -- test-side changes --------------------------------------------------------------
+    # -- test-side changes (no request recorded, no fault injected) ---------------------
     def add(self, resource: str, raw: Raw) -> Raw:
-        """Create an object as a client would (uid, resourceVersion, timestamp)."""
-        obj = copy.deepcopy(raw)
-        meta = obj.setdefault("metadata", {})
-        key = self._key(meta.get("namespace"), meta["name"])
-        store = self.objects.setdefault(resource, {})
-        assert key not in store, f"{resource} {key} exists"
-        meta.setdefault("uid", f"uid-{next(self._uids)}")
-        meta.setdefault("creationTimestamp", datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
-        self._store(resource, key, obj, "ADDED")
-        return obj
+        """Create an object as a client's POST would (admission included)."""
+        return self.create(resource, raw)
 
     def modify(self, resource: str, key: str, change: Callable[[Raw], None]) -> Raw:
-        obj = copy.deepcopy(self.objects[resource][key])
-        change(obj)
-        self._store(resource, key, obj, "MODIFIED")
-        return obj
+        """Change a stored object in place, as another client's update would."""
+        new = copy.deepcopy(self.objects[resource][key])
+        change(new)
+        return self.write(resource, key, new)
 
-    def remove(self, resource: str, key: str) -> Raw:
-        obj = self.objects[resource].pop(key)
-        self.rv += 1
-        obj = copy.deepcopy(obj)
-        obj["metadata"]["resourceVersion"] = str(self.rv)
-        self._emit(resource, "DELETED", obj)
-        return obj
-
-    def get(self, resource: str, key: str) -> Raw | None:
-        return self.objects.get(resource, {}).get(key)
+    def patch_path(self, path: str, body: Raw, content_type: str = STRATEGIC_MERGE_PATCH) -> Raw:
+        """PATCH `path` (an API path, `/status` included) as a client would."""
+        target = parse_path(path)
+        assert target is not None and target.name is not None, path
+        return self.patch(target, body, content_type)
 
     def fail(
         self, method: str, path: str, code: int, reason: str, message: str = "", times: int = 1
@@ -293,19 +233,9 @@ class FakeApiServer:
         return [r for r in self.requests if r.method == method and path_part in r.path]
 
     # -- internals ----------------------------------------------------------------------
-    @staticmethod
-    def _key(namespace: str | None, name: str) -> str:
-        return f"{namespace}/{name}" if namespace else name
-
-    def _store(self, resource: str, key: str, obj: Raw, kind: str) -> None:
-        self.rv += 1
-        obj["metadata"]["resourceVersion"] = str(self.rv)
-        self.objects.setdefault(resource, {})[key] = obj
-        self._emit(resource, kind, obj)
-
-    def _emit(self, resource: str, kind: str, obj: Raw) -> None:
-        snapshot = copy.deepcopy(obj)
-        self.history.append((self.rv, resource, kind, snapshot))
+    def emit(self, resource: str, kind: str, obj: Raw) -> None:
+        super().emit(resource, kind, obj)
+        snapshot = self.history[-1][3]
         namespace = obj["metadata"].get("namespace")
         for w in self._watchers:
             if w.resource != resource or (w.namespace and w.namespace != namespace):
@@ -339,11 +269,17 @@ class FakeApiServer:
         injected = self._fault(request.method, request.path)
         if injected is not None:
             return injected
-        target = _parse_path(request.path)
-        if target is None:
+        target = parse_path(request.path)
+        if target is None or target.resource in self.not_served:
             return _error(404, "NotFound", "the server could not find the requested resource")
-        if target.resource in self.not_served:
-            return _error(404, "NotFound", "the server could not find the requested resource")
+        try:
+            return await self._serve(request, target, query, body)
+        except ApiStatusError as exc:
+            return _error(exc.code, exc.reason, exc.message, **exc.details)
+
+    async def _serve(
+        self, request: web.Request, target: Target, query: dict[str, str], body: Any
+    ) -> web.StreamResponse:
         method = request.method
         if target.name is None:
             if method == "GET" and query.get("watch") in ("true", "1"):
@@ -351,26 +287,39 @@ class FakeApiServer:
             if method == "GET":
                 return self._list(target, query)
             if method == "POST":
-                return self._create(target, body)
-        elif target.subresource is None:
-            if method == "GET":
-                return self._read(target)
+                if target.namespace:
+                    body.setdefault("metadata", {})["namespace"] = target.namespace
+                return web.json_response(self.create(target.resource, body), status=201)
+        elif target.subresource in (None, "status"):
+            if method == "GET" and target.subresource is None:
+                return web.json_response(self._existing(target)[1])
             if method == "PUT":
-                return self._update(target, body)
+                return web.json_response(self.update(target, body))
             if method == "PATCH":
-                return self._patch(target, body, request.content_type)
-            if method == "DELETE":
-                return self._delete(target)
+                return web.json_response(self.patch(target, body, request.content_type))
+            if method == "DELETE" and target.subresource is None:
+                return self._delete(target, query, body)
         elif target.subresource == "binding" and method == "POST":
-            return await self._bind(target, body)
-        elif target.subresource == "status" and method == "PATCH":
-            return self._patch(target, body, request.content_type)
+            assert target.name is not None and target.namespace is not None
+            if self.before_bind is not None:
+                node = (body.get("target") or {}).get("name", "")
+                waited = self.before_bind(target.namespace, target.name, node)
+                if waited is not None:
+                    await waited
+            self.bind(target.namespace, target.name, body)
+            return web.json_response(status_body(201, "", ""), status=201)
         return _error(405, "MethodNotAllowed", f"{method} {request.path} is not supported")
 
-    def _plural(self, target: _Target) -> str:
-        return target.resource.rsplit("/", 1)[1]
+    def _delete(self, target: Target, query: dict[str, str], body: Any) -> web.Response:
+        grace = query.get("gracePeriodSeconds")
+        if grace is None and isinstance(body, dict):
+            grace = body.get("gracePeriodSeconds")
+        obj = self.delete(target, None if grace is None else int(grace))
+        if target.resource == "v1/pods":  # the pod registry answers with the pod
+            return web.json_response(obj)
+        return web.json_response(status_body(200, "", "", name=target.name, kind=target.plural))
 
-    def _list(self, target: _Target, query: dict[str, str]) -> web.Response:
+    def _list(self, target: Target, query: dict[str, str]) -> web.Response:
         token = query.get("continue")
         limit = int(query.get("limit", "0") or 0)
         self.page_limit_seen.append(limit)
@@ -401,7 +350,7 @@ class FakeApiServer:
         return web.json_response({"kind": "List", "metadata": meta, "items": items[offset:end]})
 
     async def _watch(
-        self, request: web.Request, target: _Target, query: dict[str, str]
+        self, request: web.Request, target: Target, query: dict[str, str]
     ) -> web.StreamResponse:
         since = int(query.get("resourceVersion") or 0)
         if since < self.min_rv and self.gone_as_http:
@@ -459,147 +408,6 @@ class FakeApiServer:
             self._watchers.remove(watcher)
         return response
 
-    def _read(self, target: _Target) -> web.Response:
-        assert target.name is not None
-        obj = self.get(target.resource, self._key(target.namespace, target.name))
-        if obj is None:
-            return _error(404, "NotFound", f'{self._plural(target)} "{target.name}" not found')
-        return web.json_response(obj)
-
-    def _create(self, target: _Target, body: Raw) -> web.Response:
-        meta = body.setdefault("metadata", {})
-        if target.namespace:
-            meta["namespace"] = target.namespace
-        if not meta.get("name") and meta.get("generateName"):
-            meta["name"] = f"{meta['generateName']}{next(self._uids):05d}"
-        if target.resource == "events.k8s.io/v1/events":
-            invalid = _validate_event(body)
-            if invalid:
-                return _error(422, "Invalid", f"Event.events.k8s.io is invalid: {invalid}")
-        if meta.get("resourceVersion"):
-            return _error(
-                422,
-                "Invalid",
-                "metadata.resourceVersion: should not be set on objects to be created",
-            )
-        meta.pop("uid", None)  # the server always assigns its own
-        key = self._key(target.namespace, meta["name"])
-        if key in self.objects.get(target.resource, {}):
-            plural = self._plural(target)
-            return _error(409, "AlreadyExists", f'{plural} "{meta["name"]}" already exists')
-        return web.json_response(self.add(target.resource, body), status=201)
-
-    def _conflict(self, target: _Target, detail: str) -> web.Response:
-        plural = self._plural(target)
-        message = f'Operation cannot be fulfilled on {plural} "{target.name}": {detail}'
-        return _error(409, "Conflict", message)
-
-    def _update(self, target: _Target, body: Raw) -> web.Response:
-        assert target.name is not None
-        key = self._key(target.namespace, target.name)
-        old = self.get(target.resource, key)
-        if old is None:
-            return _error(404, "NotFound", f'{self._plural(target)} "{target.name}" not found')
-        version = body.get("metadata", {}).get("resourceVersion")
-        if version and version != old["metadata"]["resourceVersion"]:
-            return self._conflict(
-                target,
-                "the object has been modified; please apply your changes to the latest "
-                "version and try again",
-            )
-        new = copy.deepcopy(body)
-        new["metadata"]["uid"] = old["metadata"]["uid"]
-        new["metadata"]["creationTimestamp"] = old["metadata"].get("creationTimestamp")
-        self._store(target.resource, key, new, "MODIFIED")
-        return web.json_response(new)
-
-    def _patch(self, target: _Target, body: Raw, content_type: str) -> web.Response:
-        assert target.name is not None
-        key = self._key(target.namespace, target.name)
-        old = self.get(target.resource, key)
-        if old is None:
-            return _error(404, "NotFound", f'{self._plural(target)} "{target.name}" not found')
-        version = (body.get("metadata") or {}).get("resourceVersion")
-        if version and version != old["metadata"]["resourceVersion"]:
-            return self._conflict(
-                target,
-                "the object has been modified; please apply your changes to the latest "
-                "version and try again",
-            )
-        if target.subresource == "status":
-            body = {"status": body.get("status")}  # the status subresource ignores the rest
-        elif "status" in body:
-            body = {k: v for k, v in body.items() if k != "status"}
-        if content_type == "application/strategic-merge-patch+json":
-            new = strategic_merge_patch(old, body)
-        elif content_type == "application/merge-patch+json":
-            new = merge_patch(old, body)
-        else:
-            return _error(415, "UnsupportedMediaType", f"{content_type} is not supported")
-        new["metadata"]["uid"] = old["metadata"]["uid"]
-        self._store(target.resource, key, new, "MODIFIED")
-        return web.json_response(new)
-
-    def _delete(self, target: _Target) -> web.Response:
-        assert target.name is not None
-        key = self._key(target.namespace, target.name)
-        if self.get(target.resource, key) is None:
-            return _error(404, "NotFound", f'{self._plural(target)} "{target.name}" not found')
-        self.remove(target.resource, key)
-        return web.json_response(status_body(200, "", ""))
-
-    async def _bind(self, target: _Target, body: Raw) -> web.Response:
-        assert target.name is not None and target.namespace is not None
-        node = (body.get("target") or {}).get("name", "")
-        if self.before_bind is not None:
-            waited = self.before_bind(target.namespace, target.name, node)
-            if waited is not None:
-                await waited
-        key = self._key(target.namespace, target.name)
-        pod = self.get("v1/pods", key)
-        name = target.name
-        if pod is None:
-            return _error(404, "NotFound", f'pods "{name}" not found')
-        binding = _Target("v1/pods/binding", target.namespace, name, None)
-        uid = (body.get("metadata") or {}).get("uid")
-        if uid and uid != pod["metadata"]["uid"]:
-            return self._conflict(
-                binding,
-                f"Precondition failed: UID in precondition: {uid}, "
-                f"UID in object meta: {pod['metadata']['uid']}",
-            )
-        if pod["metadata"].get("deletionTimestamp"):
-            return self._conflict(
-                binding, f"pod {name} is being deleted, cannot be assigned to a host"
-            )
-        current = (pod.get("spec") or {}).get("nodeName")
-        if current:
-            return self._conflict(binding, f'pod {name} is already assigned to node "{current}"')
-
-        def assign(obj: Raw) -> None:
-            obj.setdefault("spec", {})["nodeName"] = node
-            conditions = obj.setdefault("status", {}).setdefault("conditions", [])
-            conditions[:] = [c for c in conditions if c.get("type") != "PodScheduled"]
-            conditions.append({"type": "PodScheduled", "status": "True"})
-
-        self.modify("v1/pods", key, assign)
-        return web.json_response(status_body(201, "", ""), status=201)
-
-
-def _validate_event(body: Raw) -> str:
-    """The required fields events.k8s.io/v1 validation checks (ValidateEventCreate)."""
-    for name in ("eventTime", "reportingController", "reportingInstance", "action", "reason"):
-        if not body.get(name):
-            return f"{name}: Required value"
-    if body.get("type") not in ("Normal", "Warning"):
-        return f"type: Unsupported value: {body.get('type')!r}"
-    regarding = body.get("regarding") or {}
-    if regarding.get("namespace") != body["metadata"].get("namespace"):
-        return "regarding.namespace: Invalid value: does not match event.namespace"
-    if len(body.get("note") or "") > 1024:
-        return "note: Too long: must have at most 1024 bytes"
-    return ""
-
 
 def pod_raw(
     name: str,
@@ -608,8 +416,8 @@ def pod_raw(
     cpu: str = "",
     node: str = "",
     scheduler: str = "default-scheduler",
-    phase: str = "Pending",
 ) -> Raw:
+    """A Pod as a client sends it (no status: the API server sets `phase: Pending`)."""
     container: Raw = {"name": "c", "image": "busybox", "command": ["sleep", "3600"]}
     if cpu:
         container["resources"] = {"requests": {"cpu": cpu}}
@@ -621,11 +429,11 @@ def pod_raw(
         "kind": "Pod",
         "metadata": {"name": name, "namespace": namespace},
         "spec": spec,
-        "status": {"phase": phase},
     }
 
 
 def node_raw(name: str, *, cpu: str = "4", pods: str = "110", unschedulable: bool = False) -> Raw:
+    """A Node as its kubelet registers it (status included, which a Node create keeps)."""
     return {
         "apiVersion": "v1",
         "kind": "Node",

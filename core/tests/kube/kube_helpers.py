@@ -1,4 +1,5 @@
-"""Shared helpers of the `kube` backend tests: the fake server, a cluster on it, waiting."""
+"""Shared helpers of the `kube` backend tests: the fake server, a cluster on it, ready Nodes,
+waiting, and in-test plugins."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
 from typing import Any, ClassVar, TypeVar
 
+from kube_fake_admission import Raw
 from kube_fake_apiserver import FakeApiServer
+from kube_node_lifecycle import make_node_ready
 
-from kubesched.api import KindRegistry, Pod
+from kubesched.api import KindRegistry, Pod, Taint, find_untolerated_taint
 from kubesched.cluster.kube import InformerSettings, KubeCluster, Transport
 from kubesched.cluster.memory import default_kinds
 from kubesched.config import PluginCatalog, ResolvedConfig, parse_config, resolve
@@ -63,6 +66,14 @@ async def fake_server() -> AsyncIterator[FakeApiServer]:
         await server.stop()
 
 
+def add_ready_node(server: FakeApiServer, raw: Raw) -> list[Raw]:
+    """Create a Node (the API server taints it not-ready) and make it ready as its kubelet
+    and the node lifecycle controller would: the envtest harness's `create_node` on the fake
+    server. Returns the objects written, one watch event each (ADDED, then MODIFIED)."""
+    created = server.add("v1/nodes", raw)
+    return [created, *make_node_ready(server.patch_path, created["metadata"]["name"])]
+
+
 @asynccontextmanager
 async def cluster_on(
     server: FakeApiServer,
@@ -103,6 +114,23 @@ class CpuFit(FilterPlugin):
         return None
 
 
+def _do_not_schedule(taint: Taint) -> bool:
+    return taint.effect in ("NoSchedule", "NoExecute")
+
+
+class NoScheduleTaints(FilterPlugin):
+    """TaintToleration's Filter: a node with a NoSchedule or NoExecute taint the pod does not
+    tolerate is rejected with v1.34's reason, so a node left not-ready never gets a pod."""
+
+    name = "KubeTestTaints"
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        taints = node_info.node.spec.taints if node_info.node is not None else []
+        if find_untolerated_taint(taints, pod.spec.tolerations, _do_not_schedule) is None:
+            return None
+        return Status(Code.UnschedulableAndUnresolvable, "node(s) had untolerated taint(s)")
+
+
 class Binder(BindPlugin):
     """DefaultBinder's behaviour: the cluster's pods/binding, any failure an Error."""
 
@@ -141,7 +169,7 @@ class HoldAtPermit(PermitPlugin):
         return None, 0.0
 
 
-PLUGINS: list[type[Plugin]] = [Sort, CpuFit, Binder, Recorder, HoldAtPermit]
+PLUGINS: list[type[Plugin]] = [Sort, CpuFit, NoScheduleTaints, Binder, Recorder, HoldAtPermit]
 
 
 def resolved_config(extra: dict[str, Any] | None = None, **profile: Any) -> ResolvedConfig:

@@ -3,9 +3,11 @@
 Set KUBEBUILDER_ASSETS to a folder holding `etcd` and `kube-apiserver` (for instance
 `export KUBEBUILDER_ASSETS=$(setup-envtest use -p path 1.34.x)`); without it these tests are
 skipped. They apply examples/deploy's RBAC and configuration, run `kubesched run` as the
-example's ServiceAccount (so its ClusterRole is tested too), create Nodes and Pods through
-the API, and check bindings, PodScheduled conditions, events.k8s.io/v1 Events, a watch cut
-and resumed, and leader failover between two instances. See examples/deploy/README.md.
+example's ServiceAccount (so its ClusterRole is tested too), create Nodes (made ready as a
+kubelet and the node lifecycle controller would: `kube_envtest.create_node`) and Pods
+through the API, and check bindings, PodScheduled conditions, events.k8s.io/v1 Events, a
+watch cut and resumed, and leader failover between two instances. See
+examples/deploy/README.md.
 """
 
 from __future__ import annotations
@@ -30,8 +32,15 @@ pytestmark = pytest.mark.skipif(
 
 pytest.importorskip("kubernetes_asyncio", reason="needs the kube extra (kubernetes_asyncio)")
 
-from kube_envtest import ADMIN_TOKEN, KUBESCHED_TOKEN, Envtest, apply, assets  # noqa: E402
-from kube_fake_apiserver import node_raw, pod_raw  # noqa: E402
+from kube_envtest import (  # noqa: E402
+    ADMIN_TOKEN,
+    KUBESCHED_TOKEN,
+    Envtest,
+    apply,
+    assets,
+    create_node,
+)
+from kube_fake_apiserver import pod_raw  # noqa: E402
 from kube_helpers import FAST, eventually, run  # noqa: E402
 
 from kubesched.cluster import WatchEvent  # noqa: E402
@@ -96,6 +105,10 @@ def wait_for(check: Callable[[], bool], what: str, timeout: float = 30.0) -> Non
         time.sleep(0.1)
 
 
+def version_of(obj: dict[str, Any]) -> int:
+    return int(obj["metadata"]["resourceVersion"])
+
+
 def pod(env: Envtest, namespace: str, name: str) -> dict[str, Any]:
     answer: dict[str, Any] = env.ok("GET", f"/api/v1/namespaces/{namespace}/pods/{name}")
     return answer
@@ -108,17 +121,6 @@ def node_of(env: Envtest, namespace: str, name: str) -> str:
 def lease_holder(env: Envtest) -> str:
     status, lease = env.request("GET", LEASE)
     return str(lease["spec"].get("holderIdentity") or "") if status == 200 else ""
-
-
-def create_node(env: Envtest, name: str, cpu: str) -> None:
-    raw = node_raw(name, cpu=cpu)
-    env.ok("POST", "/api/v1/nodes", raw)
-    env.ok(
-        "PATCH",
-        f"/api/v1/nodes/{name}/status",
-        {"status": raw["status"]},
-        content_type="application/merge-patch+json",
-    )
 
 
 def create_pod(
@@ -246,38 +248,55 @@ class TcpProxy:
 
 
 def test_a_cut_watch_resumes_from_its_resource_version(env: Envtest, tmp_path: Path) -> None:
+    """What the API server sends a resumed watch: every event after the resourceVersion it
+    resumes from, in order, each under the resourceVersion of its own write: a new Node's
+    ADDED (tainted not-ready), a MODIFIED for its status write and one for its taint patch,
+    then the other Node's DELETED. The informer does not list again."""
+
     async def scenario() -> None:
         proxy = TcpProxy(env.port)
         await proxy.start()
         kubeconfig = env.kubeconfig(tmp_path / "kubeconfig-proxy", ADMIN_TOKEN)
         text = kubeconfig.read_text().replace(f"127.0.0.1:{env.port}", f"127.0.0.1:{proxy.port}")
         kubeconfig.write_text(text)
-        create_node(env, "watch-w1", cpu="1")
+        w1 = create_node(env, "watch-w1", cpu="1")
         cluster = KubeCluster(
             await Transport.from_kubeconfig(str(kubeconfig)), default_kinds(), settings=FAST
         )
         try:
-            seen: list[tuple[str, str]] = []
+            seen: list[tuple[str, str, int]] = []
 
             def handler(ev: WatchEvent) -> None:
                 if ev.obj.metadata.name.startswith("watch-"):
-                    seen.append((ev.type, ev.obj.metadata.name))
+                    version = int(ev.obj.metadata.resource_version)
+                    seen.append((ev.type, ev.obj.metadata.name, version))
 
             cluster.watch("Node", handler)
             await cluster.wait_for_sync()
-            assert seen == [("ADDED", "watch-w1")]
+            # the list holds the Node as its last write left it
+            assert seen == [("ADDED", "watch-w1", version_of(w1[-1]))]
             informer = cluster.informers["Node"]
             await eventually(lambda: informer.watches == 1, "watching")
             # cut every connection, and change things while the client cannot reconnect
             proxy.accepting = False
             proxy.cut()
-            await asyncio.to_thread(create_node, env, "watch-w2", "1")
+            w2 = await asyncio.to_thread(create_node, env, "watch-w2", "1")
             await asyncio.to_thread(env.ok, "DELETE", "/api/v1/nodes/watch-w1")
             proxy.accepting = True
-            await eventually(lambda: len(seen) == 3, "missed events delivered", timeout=30)
-            assert seen[1:] == [("ADDED", "watch-w2"), ("DELETED", "watch-w1")]
+            expected = len(w2) + 2
+            await eventually(lambda: len(seen) == expected, "missed events delivered", timeout=30)
+            assert seen[1:-1] == [
+                (kind, "watch-w2", version_of(obj))
+                for kind, obj in zip(["ADDED"] + ["MODIFIED"] * (len(w2) - 1), w2, strict=True)
+            ]
+            assert len(w2) == 3  # created, Ready posted, not-ready taint removed
+            assert seen[-1][:2] == ("DELETED", "watch-w1")
+            versions = [version for _, _, version in seen]
+            assert versions == sorted(versions) and len(set(versions)) == len(versions)
             assert informer.lists == 1  # resumed from the resourceVersion, no relist
             assert informer.watches >= 2
+            node = cluster.get("Node", "watch-w2")
+            assert node is not None and node.spec.taints == []
         finally:
             await cluster.close()
             env.request("DELETE", "/api/v1/nodes/watch-w2")

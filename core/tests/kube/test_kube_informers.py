@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("kubernetes_asyncio", reason="needs the kube extra (kubernetes_asyncio)")
 
 from kube_fake_apiserver import FakeApiServer, node_raw, pod_raw
-from kube_helpers import cluster_on, eventually, fake_server, run
+from kube_helpers import add_ready_node, cluster_on, eventually, fake_server, run
 
 from kubesched.api import KindInfo, KindRegistry, Namespace, core_kinds
 from kubesched.cluster import WatchEvent
@@ -37,6 +37,7 @@ def test_list_then_watch_delivers_existing_objects_then_changes() -> None:
         async with fake_server() as server:
             server.add("v1/nodes", node_raw("n1"))
             server.add("v1/pods", pod_raw("a"))
+            listed_at = str(server.rv)
             async with cluster_on(server) as cluster:
                 seen: Seen = []
                 cluster.watch("Pod", recorder(seen))
@@ -63,7 +64,7 @@ def test_list_then_watch_delivers_existing_objects_then_changes() -> None:
 
                 # the watch started from the list's resourceVersion, with bookmarks
                 (first, *_) = watch_requests(server, "/api/v1/pods")
-                assert first["resourceVersion"] == "2"
+                assert first["resourceVersion"] == listed_at
                 assert first["allowWatchBookmarks"] == "true"
                 assert 300 <= int(first["timeoutSeconds"]) < 600
 
@@ -97,7 +98,11 @@ def test_pods_are_listed_and_watched_without_terminal_pods() -> None:
     # nodeName) are applied by its handlers, not by the informer
     async def scenario() -> None:
         async with fake_server() as server:
-            server.add("v1/pods", pod_raw("done", phase="Succeeded"))
+            server.add("v1/pods", pod_raw("done"))
+            # a kubelet reports the end of its pod
+            server.patch_path(
+                "/api/v1/namespaces/default/pods/done/status", {"status": {"phase": "Succeeded"}}
+            )
             server.add("v1/pods", pod_raw("other", scheduler="someone-else"))
             server.add("v1/pods", pod_raw("bound", node="n1"))
             async with cluster_on(server) as cluster:
@@ -150,32 +155,47 @@ def test_a_watch_that_ends_resumes_from_the_last_resource_version_without_listin
                 server.add("v1/nodes", node_raw("n2"))
                 await eventually(lambda: len(seen) == 2, "n2 delivered")
                 informer = cluster.informers["Node"]
-                assert informer.resource_version == "2"
+                last_seen = str(server.rv)
+                assert informer.resource_version == last_seen
 
                 server.drop_watches()
                 await eventually(lambda: informer.watches == 2, "watching again")
                 server.add("v1/nodes", node_raw("n3"))
                 await eventually(lambda: len(seen) == 3, "n3 delivered")
                 assert informer.lists == 1
-                assert watch_requests(server, "/api/v1/nodes")[1]["resourceVersion"] == "2"
+                assert watch_requests(server, "/api/v1/nodes")[1]["resourceVersion"] == last_seen
 
     run(scenario)
 
 
 def test_a_broken_connection_resumes_and_loses_no_event() -> None:
+    # the fake-server twin of test_kube_envtest's watch test: a node made ready while nobody
+    # watches arrives as its ADDED (tainted) and one MODIFIED per write, in order
     async def scenario() -> None:
         async with fake_server() as server, cluster_on(server) as cluster:
-            seen: Seen = []
-            cluster.watch("Node", recorder(seen))
+            events: list[WatchEvent] = []
+            cluster.watch("Node", events.append)
             await cluster.wait_for_sync()
-            server.add("v1/nodes", node_raw("n1"))
-            await eventually(lambda: len(seen) == 1, "n1 delivered")
+            add_ready_node(server, node_raw("n1"))
+            await eventually(lambda: len(events) == 3, "n1 and its two writes delivered")
             # cut the connection, and change things while nobody watches
             server.drop_watches(abort=True)
-            server.add("v1/nodes", node_raw("n2"))
-            server.remove("v1/nodes", "n1")
-            await eventually(lambda: len(seen) == 3, "missed events replayed")
-            assert seen[1:] == [("ADDED", "Node", "n2"), ("DELETED", "Node", "n1")]
+            written = add_ready_node(server, node_raw("n2"))
+            gone = server.remove("v1/nodes", "n1")
+            await eventually(lambda: len(events) == 7, "missed events replayed")
+            missed = [
+                (e.type, e.obj.metadata.name, e.obj.metadata.resource_version) for e in events[3:]
+            ]
+            assert missed == [
+                ("ADDED", "n2", written[0]["metadata"]["resourceVersion"]),
+                ("MODIFIED", "n2", written[1]["metadata"]["resourceVersion"]),
+                ("MODIFIED", "n2", written[2]["metadata"]["resourceVersion"]),
+                ("DELETED", "n1", gone["metadata"]["resourceVersion"]),
+            ]
+            versions = [int(v) for _, _, v in missed]
+            assert versions == sorted(versions) and len(set(versions)) == 4
+            assert [t.key for t in events[3].obj.spec.taints] == ["node.kubernetes.io/not-ready"]
+            assert events[5].obj.spec.taints == []
             assert cluster.informers["Node"].lists == 1
 
     run(scenario)
@@ -191,7 +211,7 @@ def test_bookmarks_move_the_resource_version_without_events() -> None:
             server.add("v1/pods", pod_raw("elsewhere"))  # moves the global resourceVersion
             server.bookmark()
             informer = cluster.informers["Node"]
-            await eventually(lambda: informer.resource_version == "1", "bookmark seen")
+            await eventually(lambda: informer.resource_version == str(server.rv), "bookmark seen")
             assert seen == []
 
     run(scenario)

@@ -17,6 +17,7 @@ pytest.importorskip("kubernetes_asyncio", reason="needs the kube extra (kubernet
 from kube_fake_apiserver import FakeApiServer, node_raw, pod_raw
 from kube_helpers import (
     Recorder,
+    add_ready_node,
     cluster_on,
     eventually,
     fake_server,
@@ -24,6 +25,7 @@ from kube_helpers import (
     resolved_config,
     run,
 )
+from kube_node_lifecycle import make_node_ready
 
 from kubesched.clock import WallClock
 from kubesched.cluster.kube import KubeCluster
@@ -61,7 +63,7 @@ def events_for(server: FakeApiServer, name: str) -> list[dict[str, object]]:
 def test_pods_of_our_profiles_are_bound_and_recorded() -> None:
     async def scenario() -> None:
         async with fake_server() as server:
-            server.add("v1/nodes", node_raw("n1", cpu="4"))
+            add_ready_node(server, node_raw("n1", cpu="4"))
             server.add("v1/pods", pod_raw("running", cpu="1", node="n1"))
             server.add("v1/pods", pod_raw("mine", cpu="2"))
             server.add("v1/pods", pod_raw("theirs", cpu="1", scheduler="other-scheduler"))
@@ -97,7 +99,7 @@ def test_pods_of_our_profiles_are_bound_and_recorded() -> None:
 def test_an_unschedulable_pod_gets_its_condition_and_a_failed_scheduling_event() -> None:
     async def scenario() -> None:
         async with fake_server() as server:
-            server.add("v1/nodes", node_raw("n1", cpu="1"))
+            add_ready_node(server, node_raw("n1", cpu="1"))
             server.add("v1/pods", pod_raw("big", cpu="2"))
             async with scheduling(server):
                 await eventually(
@@ -122,7 +124,7 @@ def test_an_unschedulable_pod_gets_its_condition_and_a_failed_scheduling_event()
                 assert event["note"] == "0/1 nodes are available: 1 Insufficient cpu."
 
                 # a bigger node arriving through the watch moves it back and it is bound
-                server.add("v1/nodes", node_raw("n2", cpu="8"))
+                add_ready_node(server, node_raw("n2", cpu="8"))
                 await eventually(lambda: bound_to(server, "big") == "n2", "bound on the new node")
 
     run(scenario)
@@ -131,8 +133,8 @@ def test_an_unschedulable_pod_gets_its_condition_and_a_failed_scheduling_event()
 def test_a_pod_bound_by_someone_else_meanwhile_is_unreserved_and_not_retried() -> None:
     async def scenario() -> None:
         async with fake_server() as server:
-            server.add("v1/nodes", node_raw("n1"))
-            server.add("v1/nodes", node_raw("n2"))
+            add_ready_node(server, node_raw("n1"))
+            add_ready_node(server, node_raw("n2"))
             server.add("v1/pods", pod_raw("p", cpu="1"))
 
             def other_scheduler_wins(namespace: str, name: str, node: str) -> None:
@@ -171,7 +173,7 @@ def test_a_pod_bound_by_someone_else_meanwhile_is_unreserved_and_not_retried() -
 def test_a_pod_deleted_before_its_binding_is_unreserved_and_not_retried() -> None:
     async def scenario() -> None:
         async with fake_server() as server:
-            server.add("v1/nodes", node_raw("n1"))
+            add_ready_node(server, node_raw("n1"))
             server.add("v1/pods", pod_raw("gone", cpu="1"))
 
             def delete_first(namespace: str, name: str, node: str) -> None:
@@ -187,5 +189,31 @@ def test_a_pod_deleted_before_its_binding_is_unreserved_and_not_retried() -> Non
                 assert len(server.requests_to("POST", "/binding")) == 1
                 assert len(sched.queue) == 0
                 assert sched.cache.dump()["n1"].pods == []
+
+    run(scenario)
+
+
+def test_a_pod_waits_for_a_new_node_to_be_made_ready() -> None:
+    # every real API server taints a new Node not-ready (TaintNodesByCondition); only once
+    # its kubelet reports Ready and the node lifecycle controller lifts the taint does the
+    # pod fit (TaintToleration's Filter; the pod's default not-ready toleration is NoExecute)
+    async def scenario() -> None:
+        async with fake_server() as server:
+            server.add("v1/nodes", node_raw("n1"))
+            server.add("v1/pods", pod_raw("p", cpu="1"))
+            async with scheduling(server):
+                await eventually(
+                    lambda: bool(server.requests_to("PATCH", "/pods/p/status")), "p tried"
+                )
+                pod = server.get("v1/pods", "default/p")
+                assert pod is not None and not pod["spec"].get("nodeName")
+                (cond,) = pod["status"]["conditions"]
+                assert cond["message"] == (
+                    "0/1 nodes are available: 1 node(s) had untolerated taint(s)."
+                )
+                assert server.requests_to("POST", "/binding") == []
+
+                make_node_ready(server.patch_path, "n1")
+                await eventually(lambda: bound_to(server, "p") == "n1", "bound once ready")
 
     run(scenario)

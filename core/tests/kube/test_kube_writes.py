@@ -6,6 +6,8 @@ Needs the `kube` extra (kubernetes_asyncio and its aiohttp): skipped without it.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 pytest.importorskip("kubernetes_asyncio", reason="needs the kube extra (kubernetes_asyncio)")
@@ -294,7 +296,9 @@ def test_lease_lock_creates_reads_and_updates_with_optimistic_concurrency() -> N
                     await b.create(LeaderElectionRecord("b", 15))
                 seen = await b.get()
                 assert seen is not None and seen.holder_identity == "a"
-                await a.update(LeaderElectionRecord("a", 15, leader_transitions=0))
+                # a renewal (a write that changes nothing would keep the resourceVersion)
+                renewed = LeaderElectionRecord("a", 15, renew_time=datetime.now(UTC))
+                await a.update(renewed)
                 with pytest.raises(ConflictError):  # b read the Lease before a's update
                     await b.update(LeaderElectionRecord("b", 15, leader_transitions=1))
                 lease = server.get("coordination.k8s.io/v1/leases", "kube-system/kubesched")
