@@ -56,7 +56,7 @@ def test_changes_arrive_in_write_order_with_the_old_version(cluster: MemoryClust
     first = run(cluster.create(make_pod("p")))
     second = run(cluster.update(first.model_copy(deep=True)))
     run(cluster.bind(second, "n1"))
-    run(cluster.delete("Pod", "p"))
+    run(cluster.delete("Pod", "p", grace_period_seconds=0))  # a bound pod: forced
     cluster.flush()
 
     assert [e.type for e in recorder.events] == ["ADDED", "MODIFIED", "MODIFIED", "DELETED"]

@@ -229,7 +229,9 @@ def test_two_preemptors_in_a_row_take_one_surplus_member_between_them() -> None:
     ]
     plain = [gang_pod(f"plain-{i}", None, cpu="500m", priority=100) for i in range(2)]
     result, sim = run_defaults(objects, controllers=[arrives(60.0, *plain)])
-    assert len(preempted(sim)) == 1
+    # one member, picked by both: the second preemptor's delete of a pod already
+    # terminating changes nothing, but records its own Preempted event (as upstream)
+    assert len(set(preempted(sim))) == 1
     assert [by_name(result)[p.metadata.name].status for p in plain] == ["Bound", "Bound"]
     check_invariants(sim)
 

@@ -199,7 +199,7 @@ def test_time_to_quorum_is_virtual_time_from_the_start_of_scheduling() -> None:
     """The node is full until a pod is deleted at 30 s: the gang reaches its quorum then."""
 
     async def delete_blocker(cluster: Any) -> None:
-        await cluster.delete("Pod", "blocker", "default")
+        await cluster.delete("Pod", "blocker", "default", grace_period_seconds=0)
 
     objects = [
         node("n1", cpu="2"),

@@ -565,7 +565,8 @@ def test_bind_pod_volumes_pod_deleted_after_time() -> None:
         import asyncio
 
         await asyncio.sleep(5)
-        await env.cluster.delete("Pod", "test-pod", NS)
+        # the test pod has a nodeName: a forced delete, so that it is gone at once
+        await env.cluster.delete("Pod", "test-pod", NS, grace_period_seconds=0)
 
     with pytest.raises(VolumeBindingError, match="pod does not exist any more"):
         env.run(_bind(env, volumes), delete_pod)

@@ -100,6 +100,8 @@ class PodSpec(K8sModel):
     volumes: list[Volume] = Field(default_factory=list)
     topology_spread_constraints: list[TopologySpreadConstraint] = Field(default_factory=list)
     host_network: bool = False
+    termination_grace_period_seconds: int | None = None
+    """Seconds a deleted pod may take to stop; None is the API default, 30."""
 
 
 class PodCondition(K8sModel):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import builtins
 from collections import deque
 from collections.abc import Iterable
+from datetime import timedelta
 from typing import Any, Final, TypeVar
 
 from kubesched._errors import ConflictError, NotFoundError
@@ -23,6 +24,11 @@ from kubesched.api import K8sModel, KindInfo, KindRegistry, Pod, PodCondition, P
 from kubesched.clock import Clock
 from kubesched.cluster._interface import Cluster, Controller, EventHandler, KubeEvent, WatchEvent
 from kubesched.cluster.memory._admission import Admission, AdmissionError
+from kubesched.cluster.memory._graceful import (
+    Terminations,
+    grace_period_on_delete,
+    shortened_grace_period,
+)
 from kubesched.cluster.memory._watch import WatchDispatcher
 
 __all__ = ["MAX_EVENTS", "MemoryCluster"]
@@ -53,6 +59,7 @@ class MemoryCluster(Cluster):
         self._watch = WatchDispatcher()
         self._events: deque[KubeEvent] = deque(maxlen=MAX_EVENTS)
         self._controllers: builtins.list[Controller] = []
+        self._terminations = Terminations(clock.now, self._terminated)
 
     # -- reading ------------------------------------------------------------------------
     def watch(self, kind: str, handler: EventHandler) -> None:
@@ -118,20 +125,94 @@ class MemoryCluster(Cluster):
         meta.uid = old.metadata.uid
         meta.creation_timestamp = old.metadata.creation_timestamp
         meta.generation = old.metadata.generation
+        # upstream rest.BeforeUpdate: only a DELETE sets or changes the deletion fields
+        meta.deletion_timestamp = old.metadata.deletion_timestamp
+        meta.deletion_grace_period_seconds = old.metadata.deletion_grace_period_seconds
         # upstream: generation counts changes to spec only (each kind's PrepareForUpdate).
         if getattr(new, "spec", None) != getattr(old, "spec", None):
             meta.generation = (meta.generation or 0) + 1
         stored: _M = self._store(info.kind, key, new, old)
         return stored
 
-    async def delete(self, kind: str, name: str, namespace: str | None = None) -> None:
+    async def delete(
+        self,
+        kind: str,
+        name: str,
+        namespace: str | None = None,
+        *,
+        grace_period_seconds: int | None = None,
+    ) -> None:
+        """Delete an object; a pod bound to a node terminates gracefully first.
+
+        Such a pod gets `deletionTimestamp` and `deletionGracePeriodSeconds` (a MODIFIED
+        event), keeps its node, and is removed (DELETED) once the grace period has elapsed on
+        the clock: `grace_period_seconds` if given (as `DeleteOptions.gracePeriodSeconds`),
+        else its `terminationGracePeriodSeconds` (default 30). A pending pod, a finished one,
+        or a grace period of 0 goes at once; deleting a pod already terminating may only
+        shorten its grace period. Other kinds go at once.
+        """
         info = self._info(kind)
         key = self._key(kind, name, namespace)
-        obj = self._stores.get(kind, {}).pop(key, None)
+        obj = self._stores.get(kind, {}).get(key)
         if obj is None:
             raise NotFoundError(info.plural if info is not None else kind, name)
+        if kind == "Pod" and self._delete_gracefully(key, obj, grace_period_seconds):
+            return
+        self._remove(kind, key)
+
+    def _delete_gracefully(self, key: str, pod: Pod, grace_period_seconds: int | None) -> bool:
+        """Start or shorten the pod's termination; False when it must be removed now."""
+        # upstream: staging/src/k8s.io/apiserver/pkg/registry/rest/delete.go (BeforeDelete)
+        meta = pod.metadata
+        generation = meta.generation
+        if meta.deletion_timestamp is None:
+            grace = grace_period_on_delete(pod, grace_period_seconds)
+            if grace == 0:
+                return False
+            deadline = self.clock.wall_time() + timedelta(seconds=grace)
+            # the first graceful deletion bumps a set generation; a shorter one does not
+            generation = generation + 1 if generation else generation
+            self._terminations.start(key, meta.uid, grace)
+        else:
+            shorter = shortened_grace_period(pod, grace_period_seconds)
+            if shorter is None:
+                return True  # the deletion under way goes on as it is
+            if shorter == 0:
+                return False
+            grace = shorter
+            current = meta.deletion_grace_period_seconds or 0
+            deadline = meta.deletion_timestamp - timedelta(seconds=current - grace)
+            self._terminations.shorten(key, meta.uid, grace)
+        update = {
+            "deletion_timestamp": deadline,
+            "deletion_grace_period_seconds": grace,
+            "generation": generation,
+        }
+        new = pod.model_copy(update={"metadata": meta.model_copy(update=update)})
+        self._store("Pod", key, new, pod)
+        return True
+
+    def _remove(self, kind: str, key: str) -> None:
+        obj = self._stores[kind].pop(key)
+        if kind == "Pod":
+            self._terminations.cancel(key)
         self._resource_version += 1
         self._watch.emit(WatchEvent("DELETED", kind, obj))
+
+    def _terminated(self, key: str, uid: str) -> None:
+        """A terminating pod's grace period has elapsed: the kubelet's final delete."""
+        pod = self._stores.get("Pod", {}).get(key)
+        if pod is not None and pod.metadata.uid == uid:
+            self._remove("Pod", key)
+
+    def terminating(self) -> int:
+        """Pods whose grace period is still running."""
+        return len(self._terminations)
+
+    def termination_ends(self, name: str, namespace: str | None = None) -> float | None:
+        """Clock time a terminating pod will be removed at, or None when it is not
+        terminating (or not here)."""
+        return self._terminations.ends_at(self._key("Pod", name, namespace))
 
     async def bind(self, pod: Pod, node_name: str) -> None:
         """The pods/binding subresource. The node is not checked, as upstream does not."""
@@ -211,8 +292,13 @@ class MemoryCluster(Cluster):
         return list(self._controllers)
 
     def busy(self) -> bool:
-        """Whether anything may still change: undelivered events or a busy controller."""
-        return self._watch.pending() > 0 or any(c.busy() for c in self._controllers)
+        """Whether anything may still change: undelivered events, a pod still terminating or
+        a busy controller."""
+        return (
+            self._watch.pending() > 0
+            or len(self._terminations) > 0
+            or any(c.busy() for c in self._controllers)
+        )
 
     # -- internals ----------------------------------------------------------------------
     def _create(self, obj: _M) -> _M:
