@@ -34,7 +34,7 @@ def _duration(value: str, param: str) -> float:
 )
 @click.option(
     "--kubeconfig",
-    type=click.Path(exists=True, dir_okay=False),
+    type=click.Path(dir_okay=False),
     help="The kubeconfig to connect with. Default: clientConnection.kubeconfig of the "
     "configuration, else the pod's service account when running in a pod (and $KUBECONFIG "
     "is unset), else $KUBECONFIG or ~/.kube/config.",
@@ -43,7 +43,7 @@ def _duration(value: str, param: str) -> float:
     "--in-cluster",
     is_flag=True,
     help="Connect with the pod's service account (token, CA, KUBERNETES_SERVICE_HOST) even "
-    "if a kubeconfig exists.",
+    "if $KUBECONFIG or ~/.kube/config exists (not together with --kubeconfig).",
 )
 @click.option(
     "--context", metavar="NAME", help="The kubeconfig context to use. Default: its current context."

@@ -27,6 +27,13 @@ from kubernetes_asyncio import client as k8s_client
 from kubernetes_asyncio import config as k8s_config
 
 from kubesched._errors import KubeschedError
+from kubesched.cluster.kube._connection_errors import (
+    ConnectionSetupError,
+    check_in_cluster,
+    check_kubeconfig,
+    default_kubeconfig,
+    explain_config_error,
+)
 
 __all__ = [
     "JSON",
@@ -172,14 +179,29 @@ class Transport:
         **kwargs: Any,
     ) -> Transport:
         """The client `kubesched run` uses: an explicit kubeconfig, else in-cluster when
-        asked or when running in a pod without ``$KUBECONFIG``, else the default kubeconfig."""
-        if kubeconfig:
-            return await cls.from_kubeconfig(kubeconfig, context=context, **kwargs)
+        asked or when running in a pod without ``$KUBECONFIG``, else the default kubeconfig.
+        A setup mistake (no kubeconfig, unknown context, malformed file, missing
+        certificate, in-cluster outside a pod) is a one-line ConnectionSetupError."""
+        if in_cluster and kubeconfig:
+            raise ConnectionSetupError(
+                "--in-cluster and a kubeconfig both say how to connect; give one of them"
+            )
         if in_cluster or (
-            os.environ.get("KUBERNETES_SERVICE_HOST") and not os.environ.get("KUBECONFIG")
+            not kubeconfig
+            and os.environ.get("KUBERNETES_SERVICE_HOST")
+            and not os.environ.get("KUBECONFIG")
         ):
-            return cls.in_cluster(**kwargs)
-        return await cls.from_kubeconfig(None, context=context, **kwargs)
+            if in_cluster:
+                check_in_cluster()
+            try:
+                return cls.in_cluster(**kwargs)
+            except (k8s_config.ConfigException, OSError) as exc:
+                raise explain_config_error(exc, "in-cluster") from None
+        check_kubeconfig(kubeconfig, context)
+        try:
+            return await cls.from_kubeconfig(kubeconfig, context=context, **kwargs)
+        except (k8s_config.ConfigException, OSError, ValueError, TypeError, KeyError) as exc:
+            raise explain_config_error(exc, kubeconfig or default_kubeconfig()) from None
 
     @property
     def host(self) -> str:
