@@ -17,9 +17,14 @@ from kubesched.cluster.kube import InformerSettings, KubeCluster, Transport
 from kubesched.cluster.memory import default_kinds
 from kubesched.config import PluginCatalog, ResolvedConfig, parse_config, resolve
 from kubesched.framework import (
+    ActionType,
     BindPlugin,
+    ClusterEvent,
+    ClusterEventWithHint,
     Code,
     CycleState,
+    EnqueueExtensions,
+    EventResource,
     FilterPlugin,
     NodeInfo,
     PermitPlugin,
@@ -102,8 +107,10 @@ class Sort(QueueSortPlugin):
         return pa > pb or (pa == pb and a.timestamp < b.timestamp)
 
 
-class CpuFit(FilterPlugin):
-    """Rejects nodes without room for the pod's CPU request (NodeResourcesFit's message)."""
+class CpuFit(FilterPlugin, EnqueueExtensions):
+    """Rejects nodes without room for the pod's CPU request (NodeResourcesFit's message),
+    and is interested in the events NodeResourcesFit registers (v1.34, queueing hints on):
+    a pod deleted or scaled down, a node added or with more allocatable."""
 
     name = "KubeTestCpuFit"
 
@@ -113,14 +120,23 @@ class CpuFit(FilterPlugin):
             return Status.unschedulable("Insufficient cpu")
         return None
 
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        pods = ActionType.Delete | ActionType.UpdatePodScaleDown
+        nodes = ActionType.Add | ActionType.UpdateNodeAllocatable
+        return [
+            ClusterEventWithHint(ClusterEvent(EventResource.Pod, pods)),
+            ClusterEventWithHint(ClusterEvent(EventResource.Node, nodes)),
+        ]
+
 
 def _do_not_schedule(taint: Taint) -> bool:
     return taint.effect in ("NoSchedule", "NoExecute")
 
 
-class NoScheduleTaints(FilterPlugin):
+class NoScheduleTaints(FilterPlugin, EnqueueExtensions):
     """TaintToleration's Filter: a node with a NoSchedule or NoExecute taint the pod does not
-    tolerate is rejected with v1.34's reason, so a node left not-ready never gets a pod."""
+    tolerate is rejected with v1.34's reason, so a node left not-ready never gets a pod; and
+    TaintToleration's events: a node added or with changed taints, the pod's tolerations."""
 
     name = "KubeTestTaints"
 
@@ -129,6 +145,13 @@ class NoScheduleTaints(FilterPlugin):
         if find_untolerated_taint(taints, pod.spec.tolerations, _do_not_schedule) is None:
             return None
         return Status(Code.UnschedulableAndUnresolvable, "node(s) had untolerated taint(s)")
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        nodes = ActionType.Add | ActionType.UpdateNodeTaint
+        return [
+            ClusterEventWithHint(ClusterEvent(EventResource.Node, nodes)),
+            ClusterEventWithHint(ClusterEvent(EventResource.Pod, ActionType.UpdatePodToleration)),
+        ]
 
 
 class Binder(BindPlugin):
