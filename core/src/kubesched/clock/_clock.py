@@ -19,7 +19,13 @@ class Clock(Protocol):
         ...
 
     def wall_time(self) -> datetime:
-        """The calendar time matching `now()`, for timestamps written on objects."""
+        """The calendar time matching `now()`, in whole seconds: metav1.Time, the
+        timestamps written on objects (creationTimestamp, conditions)."""
+        ...
+
+    def micro_time(self) -> datetime:
+        """The same with microseconds: metav1.MicroTime (a Lease's renewTime, an Event's
+        eventTime)."""
         ...
 
 
@@ -31,7 +37,10 @@ class WallClock:
         return time.monotonic()
 
     def wall_time(self) -> datetime:
-        return datetime.now(UTC).replace(microsecond=0)
+        return self.micro_time().replace(microsecond=0)
+
+    def micro_time(self) -> datetime:
+        return datetime.now(UTC)
 
 
 _EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
@@ -58,4 +67,7 @@ class VirtualClock:
             self._now = t
 
     def wall_time(self) -> datetime:
-        return (self._epoch + timedelta(seconds=self._now)).replace(microsecond=0)
+        return self.micro_time().replace(microsecond=0)
+
+    def micro_time(self) -> datetime:
+        return self._epoch + timedelta(seconds=self._now)

@@ -124,7 +124,7 @@ class LeaderElector:
     async def try_acquire_or_renew(self) -> bool:
         """One attempt to take or keep the Lease; True when this replica holds it now."""
         now = self.clock.now()
-        wall = self.clock.wall_time()
+        wall = self.clock.micro_time()  # Lease times are MicroTime
         record = LeaderElectionRecord(
             holder_identity=self.lock.identity,
             lease_duration_seconds=int(self.lease_duration),
@@ -230,7 +230,7 @@ class LeaderElector:
         """Give the Lease up (holder cleared, duration 1 s), if this replica holds it."""
         if not self.is_leader():
             return True
-        wall = self.clock.wall_time()
+        wall = self.clock.micro_time()  # Lease times are MicroTime
         record = LeaderElectionRecord(
             holder_identity="",
             lease_duration_seconds=1,

@@ -23,7 +23,7 @@ import logging
 import signal
 import socket
 import uuid
-from collections.abc import Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -124,8 +124,11 @@ class Runner:
         shutdown_grace_period: float = 30.0,
         clock: Clock | None = None,
         seed: int | None = None,
+        closers: Sequence[Callable[[], Awaitable[None]]] = (),
     ) -> None:
         self.cluster = cluster
+        self._closers = list(closers)
+        """Closed after the cluster on exit: the leader election client."""
         self.elector = elector
         self.clock = clock or WallClock()
         self.metrics = SchedulerMetrics()
@@ -198,6 +201,8 @@ class Runner:
             if self.server is not None:
                 await self.server.stop()
             await self.cluster.close()
+            for close in self._closers:
+                await close()
 
     async def _start_informers(self) -> None:
         _log.info("Starting informers and waiting for sync...")
@@ -309,13 +314,21 @@ async def build_runner(options: RunOptions) -> Runner:
     resolved = resolve(loaded, catalog, options.config)
     cfg = resolved.config
     connection = cfg.client_connection
-    transport = await Transport.connect(
-        options.kubeconfig or connection.kubeconfig or None,
-        in_cluster=options.in_cluster,
-        context=options.context,
-        rate_limiter=RateLimiter(connection.qps, connection.burst),
-        user_agent=f"kubesched/{__version__}",
-    )
+
+    async def client(purpose: str = "") -> Transport:
+        # each client has its own connection pool and rate limiter (clientConnection's qps
+        # and burst), as kube-scheduler gives leader election a client of its own
+        # (cmd/kube-scheduler/app/options: createClients), so that Lease renewals never
+        # queue behind bindings, status patches and events
+        return await Transport.connect(
+            options.kubeconfig or connection.kubeconfig or None,
+            in_cluster=options.in_cluster,
+            context=options.context,
+            rate_limiter=RateLimiter(connection.qps, connection.burst),
+            user_agent=f"kubesched/{__version__}{purpose}",
+        )
+
+    transport = await client()
     clock = WallClock()
     cluster = KubeCluster(
         transport,
@@ -326,10 +339,13 @@ async def build_runner(options: RunOptions) -> Runner:
     election = cfg.leader_election
     leader_elect = election.leader_elect if options.leader_elect is None else options.leader_elect
     elector = None
+    closers: list[Callable[[], Awaitable[None]]] = []
     if leader_elect:
         identity = options.identity or default_identity()
+        lease_transport = await client(" leader-election")
+        closers.append(lease_transport.close)
         lock = KubeLeaseLock(
-            transport,
+            lease_transport,
             options.resource_namespace or election.resource_namespace,
             options.resource_name or election.resource_name,
             identity,
@@ -351,6 +367,7 @@ async def build_runner(options: RunOptions) -> Runner:
         port=options.port,
         shutdown_grace_period=options.shutdown_grace_period,
         clock=clock,
+        closers=closers,
     )
 
 
