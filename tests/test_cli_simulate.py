@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BASIC = ROOT / "examples" / "basic"
 DATA = Path(__file__).parent / "data"
 
-STATUSES = {"Bound", "Unschedulable", "Waiting", "Pending"}
+STATUSES = {"Bound", "Unschedulable", "Waiting", "Pending", "Preempted", "Terminating"}
 POD_KEYS = {
     "namespace",
     "name",
@@ -28,6 +28,8 @@ POD_KEYS = {
     "message",
     "attempts",
     "nominatedNode",
+    "preemptedBy",
+    "preemptedAt",
 }
 NODE_KEYS = {"name", "allocatable", "requested", "pods"}
 SUMMARY_KEYS = {
@@ -36,6 +38,8 @@ SUMMARY_KEYS = {
     "unschedulable",
     "waiting",
     "pending",
+    "preempted",
+    "terminating",
     "nodes",
     "virtualSeconds",
     "seed",

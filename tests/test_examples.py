@@ -73,6 +73,8 @@ def test_basic_example_summary_and_nodes(capsys: pytest.CaptureFixture[str]) -> 
         "unschedulable": 1,
         "waiting": 0,
         "pending": 1,
+        "preempted": 0,
+        "terminating": 0,
         "nodes": 3,
         "virtualSeconds": 0.0,
         "seed": 0,

@@ -40,7 +40,31 @@ def test_preemption_example_deletes_only_the_victim() -> None:
     from kubesched.simulate import simulate
 
     result = simulate([EXAMPLES / "preemption"])
-    names = {p.name for p in result.pods}
-    assert "batch-3" not in names
-    assert {"batch-1", "batch-2", "batch-4"} <= names
+    statuses = {p.name: p.status for p in result.pods}
+    # gone from the cluster, still in the report
+    assert statuses["batch-3"] == "Preempted"
+    assert [statuses[n] for n in ("batch-1", "batch-2", "batch-4")] == ["Bound"] * 3
+    batch_3 = result.pod("batch-3")
+    assert (batch_3.node, batch_3.preempted_by, batch_3.preempted_at) == (
+        None,
+        "default/urgent",
+        0.0,
+    )
     assert result.pod("urgent").attempts == 2
+    # urgent binds once batch-3's grace period (the default 30 s) is over
+    assert result.virtual_seconds == 30.0
+
+
+def test_preemption_example_stopped_while_the_victim_terminates() -> None:
+    from kubesched.simulate import simulate
+
+    result = simulate([EXAMPLES / "preemption"], until=10.0)
+    batch_3, urgent = result.pod("batch-3"), result.pod("urgent")
+    assert (batch_3.status, batch_3.node, batch_3.message) == (
+        "Terminating",
+        "node-2",
+        "preempted by default/urgent on node node-2 at 0s; terminating until 30s",
+    )
+    assert (urgent.status, urgent.nominated_node) == ("Unschedulable", "node-2")
+    node_2 = next(n for n in result.nodes if n.name == "node-2")
+    assert (node_2.requested["cpu"], node_2.pods) == (4000, 2)  # batch-3 is still counted

@@ -380,15 +380,22 @@ __all__ += ["nodes_named"]
 # -- the real scheduler ---------------------------------------------------------------------
 
 
-def simulate(objects: Sequence[Any], *, seed: int = 0) -> tuple[Any, Any]:
+def simulate(
+    objects: Sequence[Any],
+    *,
+    seed: int = 0,
+    until: float | None = None,
+    hooks: Sequence[object] = (),
+) -> tuple[Any, Any]:
     """Run the real scheduler on the memory cluster, on virtual time, with the builtin
     PrioritySort, NodeResourcesFit, DefaultPreemption and DefaultBinder in the default
-    profile, and this distribution's hooks (the PDB kind and the disruption controller).
-    Returns (SimulationResult, Simulation)."""
+    profile, and this distribution's hooks (the PDB kind and the disruption controller)
+    and `hooks` (more hook implementations: controllers, say). Returns (SimulationResult,
+    Simulation)."""
     from kubesched.config import PluginCatalog, parse_config, resolve
     from kubesched.runtime import PluginRegistry, make_plugin_manager
     from kubesched.simulate import Simulation
-    from kubesched_builtin import hooks
+    from kubesched_builtin import hooks as builtin_hooks
 
     registry = PluginRegistry()
     for cls in (PrioritySort, NodeResourcesFit, DefaultPreemption, DefaultBinder):
@@ -396,8 +403,10 @@ def simulate(objects: Sequence[Any], *, seed: int = 0) -> tuple[Any, Any]:
     config = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}
     resolved = resolve(parse_config(config), PluginCatalog(registry.plugins, {}, {}))
     pm = make_plugin_manager(load_entrypoints=False)
-    pm.register(hooks)
-    sim = Simulation(objects, resolved, registry, seed=seed, hooks=pm)
+    pm.register(builtin_hooks)
+    for extra in hooks:
+        pm.register(extra)
+    sim = Simulation(objects, resolved, registry, seed=seed, until=until, hooks=pm)
     return sim.run(), sim
 
 

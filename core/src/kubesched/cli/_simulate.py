@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from kubesched.cli._explain import render_explanation
+from kubesched.cli._feature_gates import feature_gates_option
 from kubesched.cli._format import bar, format_amount, parse_duration
 from kubesched.simulate import ReportSection, SimulationResult, simulate
 
@@ -23,6 +24,8 @@ _STATUS_STYLE = {
     "Unschedulable": "red",
     "Waiting": "yellow",
     "Pending": "magenta",
+    "Preempted": "blue",
+    "Terminating": "cyan",
 }
 
 
@@ -40,8 +43,9 @@ def render_result(result: SimulationResult, console: Console) -> None:
         row = [f"{p.namespace}/{p.name}"]
         if len(schedulers) > 1:
             row.append(p.scheduler_name)
-        style = _STATUS_STYLE.get(p.status, "")
-        row += [p.node or "-", f"[{style}]{p.status}[/]", p.message]
+        style = _STATUS_STYLE.get(p.status)
+        status = f"[{style}]{p.status}[/]" if style else escape(p.status)
+        row += [p.node or "-", status, escape(p.message)]
         pods.add_row(*row)
     console.print(pods)
     for section in result.sections:
@@ -53,7 +57,13 @@ def render_result(result: SimulationResult, console: Console) -> None:
     console.print(
         f"[bold]{s['pods']} pods[/]: [green]{s['bound']} bound[/], "
         f"[red]{s['unschedulable']} unschedulable[/], [yellow]{s['waiting']} waiting[/], "
-        f"[magenta]{s['pending']} pending[/] on {s['nodes']} nodes "
+        f"[magenta]{s['pending']} pending[/]"
+        + "".join(
+            f", [{_STATUS_STYLE[k]}]{s[k.lower()]} {k.lower()}[/]"
+            for k in ("Preempted", "Terminating")
+            if s[k.lower()]
+        )
+        + f" on {s['nodes']} nodes "
         f"({s['attempts']} attempts, {s['virtualSeconds']}s virtual time, seed {s['seed']})"
     )
     for skipped in result.skipped:
@@ -66,6 +76,20 @@ def render_result(result: SimulationResult, console: Console) -> None:
         by_reason.setdefault(left_out_reason(dist), []).append(name)
     for reason, names in by_reason.items():
         console.print(f"[dim]default plugins left out ({reason}): {', '.join(names)}[/]")
+
+
+def _evicted(result: SimulationResult, key: str) -> str:
+    """What became of a pod preemption evicted or that is being deleted (`was preempted by
+    ... at ...`, `is Terminating: ...`), or ""."""
+    namespace, _, name = key.partition("/")
+    for p in result.pods:
+        if (p.namespace, p.name) != (namespace, name):
+            continue
+        if p.status == "Preempted":
+            return f"was {p.message}"
+        if p.status == "Terminating":
+            return f"is Terminating: {p.message}"
+    return ""
 
 
 def nodes_table(result: SimulationResult) -> Table:
@@ -168,6 +192,7 @@ def left_out_reason(distribution: str) -> str:
     help="Explain POD's last attempt (name or namespace/name): each node's verdict per Filter "
     "plugin and each Score plugin's raw, normalized and weighted score. Repeatable.",
 )
+@feature_gates_option
 def simulate_command(
     paths: Sequence[str],
     config: str | None,
@@ -212,6 +237,9 @@ def simulate_command(
         render_result(result, console)
         for key in explain:
             full = key if "/" in key else f"default/{key}"
+            evicted = _evicted(result, full)
+            if evicted:
+                console.print(f"[bold]{escape(full)}[/] {escape(evicted)}")
             if full in result.explanations:
                 render_explanation(result.explanations[full], console)
             else:

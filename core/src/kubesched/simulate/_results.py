@@ -3,10 +3,10 @@
 The JSON form (`SimulationResult.to_json_dict`) is a stable interface for programs:
 
     {"pods": [{"namespace", "name", "schedulerName", "node", "status", "message",
-               "attempts", "nominatedNode"}],
+               "attempts", "nominatedNode", "preemptedBy", "preemptedAt"}],
      "nodes": [{"name", "allocatable": {...}, "requested": {...}, "pods"}],
-     "summary": {"pods", "bound", "unschedulable", "waiting", "pending", "nodes",
-                 "virtualSeconds", "seed", "attempts"},
+     "summary": {"pods", "bound", "unschedulable", "waiting", "pending", "preempted",
+                 "terminating", "nodes", "virtualSeconds", "seed", "attempts"},
      "skipped": [{"file", "document", "apiVersion", "kind", "reason"}],
      "explanations": {"ns/pod": {...}},   (only with --explain)
      "sections": {"<key>": <payload>}}     (only when a hook module contributes one)
@@ -19,6 +19,14 @@ other resources in base units.
 `kubesched_report_sections` hook, `ReportSection`), each payload under its section's key,
 keys sorted. kubesched-coscheduling adds `podGroups` (a list with one object per
 PodGroup; its package README documents the fields).
+
+Two more statuses come from preemption. A pod it evicted is listed after it has left the
+cluster: `Preempted`, with `node` null, `preemptedBy` the preemptor's `namespace/name`,
+`preemptedAt` the virtual seconds of its eviction, and the message `preempted by <ns/name>
+on node <node> at <t>s`. A pod still being deleted when the run ends (its grace period, 30 s
+by default, still running, say with `--until`) is `Terminating` on its node, its message
+followed by `; terminating until <t>s` (or `being deleted; terminating until <t>s` when no
+preemption is known). `preemptedBy` and `preemptedAt` are null for every other pod.
 """
 
 from __future__ import annotations
@@ -31,7 +39,7 @@ from kubesched.simulate._sections import ReportSection
 
 __all__ = ["NodeAllocation", "PodOutcome", "PodResult", "SimulationResult"]
 
-PodOutcome = Literal["Bound", "Unschedulable", "Waiting", "Pending"]
+PodOutcome = Literal["Bound", "Unschedulable", "Waiting", "Pending", "Preempted", "Terminating"]
 
 
 @dataclass(frozen=True)
@@ -44,6 +52,10 @@ class PodResult:
     message: str = ""
     attempts: int = 0
     nominated_node: str | None = None
+    preempted_by: str | None = None
+    """The preemptor's `namespace/name`, for a pod evicted by preemption."""
+    preempted_at: float | None = None
+    """Virtual seconds at which it was evicted."""
 
     def to_json_dict(self) -> dict[str, Any]:
         return {
@@ -55,6 +67,8 @@ class PodResult:
             "message": self.message,
             "attempts": self.attempts,
             "nominatedNode": self.nominated_node,
+            "preemptedBy": self.preempted_by,
+            "preemptedAt": None if self.preempted_at is None else round(self.preempted_at, 3),
         }
 
 
@@ -99,6 +113,8 @@ class SimulationResult:
             "unschedulable": self.count("Unschedulable"),
             "waiting": self.count("Waiting"),
             "pending": self.count("Pending"),
+            "preempted": self.count("Preempted"),
+            "terminating": self.count("Terminating"),
             "nodes": len(self.nodes),
             "virtualSeconds": round(self.virtual_seconds, 3),
             "seed": self.seed,

@@ -27,6 +27,7 @@ from kubesched.config import PluginCatalog, ResolvedConfig, load_config, resolve
 from kubesched.runtime import PluginRegistry, hookimpl, make_plugin_manager
 from kubesched.scheduler import Scheduler
 from kubesched.simulate._manifests import load_manifests
+from kubesched.simulate._preemptions import PodHistory, Preemption, format_seconds
 from kubesched.simulate._results import NodeAllocation, PodOutcome, PodResult, SimulationResult
 from kubesched.simulate._sections import ReportSection, collect_sections
 
@@ -82,6 +83,8 @@ class Simulation:
         self.pm = hooks if hooks is not None else make_plugin_manager()
         self.cluster = MemoryCluster(default_kinds(self.pm), self.clock, uid_seed=seed)
         self.scheduler: Scheduler | None = None
+        self.history = PodHistory(self.clock)
+        """Pods the run saw, deleted ones included (for the preempted pods' results)."""
         self._finished: asyncio.Future[None] | None = None
 
     def run(self) -> SimulationResult:
@@ -110,6 +113,7 @@ class Simulation:
         )
         self.scheduler = sched
         sched.explain.update(self.explain)
+        self.history.watch(self.cluster)
         sched.start_watching()
         self.cluster.start_controllers()
         self._finished = loop.create_future()
@@ -161,8 +165,13 @@ class Simulation:
     # -- results ------------------------------------------------------------------------
     def _result(self, sched: Scheduler) -> SimulationResult:
         pods: list[PodResult] = []
+        preemptions = self.history.preemptions(self.cluster.events())
         for pod in self.cluster.list("Pod"):
-            pods.append(self._pod_result(sched, pod))
+            pods.append(self._pod_result(sched, pod, preemptions.get(pod.metadata.uid)))
+        for uid, deleted in self.history.deleted.items():
+            preemption = preemptions.get(uid)
+            if preemption is not None:
+                pods.append(self._evicted_result(sched, deleted, preemption, gone=True))
         pods.sort(key=lambda p: (p.namespace, p.name))
         nodes = []
         infos = sched.cache.dump()
@@ -195,11 +204,31 @@ class Simulation:
         contributed = self.pm.hook.kubesched_report_sections(cluster=self.cluster, result=result)
         return collect_sections(contributed)
 
-    def _pod_result(self, sched: Scheduler, pod: Pod) -> PodResult:
+    def _evicted_result(
+        self, sched: Scheduler, pod: Pod, preemption: Preemption | None, *, gone: bool
+    ) -> PodResult:
+        """A pod preemption evicted that has left the cluster (`gone`: Preempted), or one
+        still on its node while its grace period runs (Terminating)."""
+        meta = pod.metadata
+        record = sched.records.get(meta.uid)
+        if gone:
+            assert preemption is not None
+            status: PodOutcome = "Preempted"
+            node, message = None, preemption.describe()
+        else:
+            ends = self.cluster.termination_ends(meta.name, meta.namespace)
+            until = "terminating" if ends is None else f"terminating until {format_seconds(ends)}"
+            cause = preemption.describe() if preemption is not None else "being deleted"
+            status, node, message = "Terminating", pod.spec.node_name or None, f"{cause}; {until}"
+        attempts = record.attempts if record is not None else 0
+        return _pod_record(pod, status, node, message, attempts, preemption)
+
+    def _pod_result(self, sched: Scheduler, pod: Pod, preemption: Preemption | None) -> PodResult:
         meta = pod.metadata
         record = sched.records.get(meta.uid)
         attempts = record.attempts if record is not None else 0
-        nominated = pod.status.nominated_node_name or None
+        if meta.deletion_timestamp is not None:
+            return self._evicted_result(sched, pod, preemption, gone=False)
         status: PodOutcome
         node: str | None = None
         message = ""
@@ -226,16 +255,29 @@ class Simulation:
                 status, message = "Unschedulable", cond.message
             else:
                 status, message = "Pending", "not attempted yet"
-        return PodResult(
-            namespace=meta.namespace or "default",
-            name=meta.name,
-            scheduler_name=pod.spec.scheduler_name,
-            node=node,
-            status=status,
-            message=message,
-            attempts=attempts,
-            nominated_node=nominated,
-        )
+        return _pod_record(pod, status, node, message, attempts)
+
+
+def _pod_record(
+    pod: Pod,
+    status: PodOutcome,
+    node: str | None,
+    message: str,
+    attempts: int,
+    preemption: Preemption | None = None,
+) -> PodResult:
+    return PodResult(
+        namespace=pod.metadata.namespace or "default",
+        name=pod.metadata.name,
+        scheduler_name=pod.spec.scheduler_name,
+        node=node,
+        status=status,
+        message=message,
+        attempts=attempts,
+        nominated_node=pod.status.nominated_node_name or None,
+        preempted_by=preemption.by if preemption is not None else None,
+        preempted_at=preemption.at if preemption is not None else None,
+    )
 
 
 def simulate(

@@ -14,7 +14,9 @@ Differences from upstream, all forced by a scheduling cycle that never awaits:
   the `DisruptionTarget` condition to each victim, deletes it (or rejects it at Permit),
   and records the `Preempted` event. The task is created during the cycle, so it runs before
   the preemptor can be tried again; upstream's PreEnqueue gate that holds the preemptor
-  while its goroutine runs is therefore not needed.
+  while its goroutine runs is therefore not needed. (A deleted victim then terminates for
+  its grace period, keeping its place on the node, as on a real cluster: the memory
+  cluster plays the API server and kubelet. The preemptor binds once it is gone.)
 - There are no scheduler extenders, so candidates are never filtered by them.
 """
 
