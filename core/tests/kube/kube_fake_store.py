@@ -223,17 +223,21 @@ class FakeStore:
         return self.write(target.resource, key, new)
 
     def delete(self, target: Target, grace_seconds: int | None = None) -> Raw:
-        """DELETE: a pod bound to a node is deleted gracefully (deletionTimestamp set, one
-        MODIFIED event; its kubelet would finish it) unless the grace period is 0, as
-        pkg/registry/core/pod/strategy.go CheckGracefulDelete; anything else goes at once."""
+        """DELETE. A pod bound to a node and not finished is deleted gracefully: one MODIFIED
+        event sets deletionTimestamp and deletionGracePeriodSeconds (the request's period,
+        else terminationGracePeriodSeconds) and its kubelet would finish it; a later DELETE
+        may only shorten the period (pkg/registry/core/pod/strategy.go CheckGracefulDelete,
+        apiserver rest.BeforeDelete). A period of 0, and anything else, goes at once: one
+        DELETED event."""
         key, old = self._existing(target)
         if target.resource == "v1/pods":
-            spec, status = old.get("spec") or {}, old.get("status") or {}
+            spec, status, meta = old.get("spec") or {}, old.get("status") or {}, old["metadata"]
+            pending = meta.get("deletionGracePeriodSeconds")
             if grace_seconds is None:
-                grace_seconds = int(spec.get("terminationGracePeriodSeconds", 30))
+                grace_seconds = pending or int(spec.get("terminationGracePeriodSeconds", 30))
             terminal = status.get("phase") in ("Succeeded", "Failed")
             if spec.get("nodeName") and not terminal and grace_seconds > 0:
-                if old["metadata"].get("deletionTimestamp"):
+                if pending is not None and grace_seconds >= pending:
                     return copy.deepcopy(old)
                 new = copy.deepcopy(old)
                 when = datetime.now(UTC) + timedelta(seconds=grace_seconds)

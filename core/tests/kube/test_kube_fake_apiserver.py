@@ -394,9 +394,16 @@ def test_a_bound_pod_is_deleted_gracefully_and_an_unbound_one_at_once() -> None:
         terminating = await client.request("DELETE", f"{PODS}/bound")
         assert terminating["metadata"]["deletionTimestamp"].endswith("Z")
         assert server.get("v1/pods", "default/bound") is not None
+        assert terminating["metadata"]["deletionGracePeriodSeconds"] == 30
         before = len(server.history)
         await client.request("DELETE", f"{PODS}/bound")  # already terminating: nothing new
         assert server.history[before:] == []
+        # a later DELETE may only shorten the grace period
+        shorter = await client.request(
+            "DELETE", f"{PODS}/bound", query=[("gracePeriodSeconds", "5")]
+        )
+        assert shorter["metadata"]["deletionGracePeriodSeconds"] == 5
+        before = len(server.history)
         await client.request("DELETE", f"{PODS}/bound", query=[("gracePeriodSeconds", "0")])
         await client.request("DELETE", f"{PODS}/pending")
         assert [kind for _, _, kind, _ in server.history[before:]] == ["DELETED", "DELETED"]
