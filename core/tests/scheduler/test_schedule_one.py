@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 import pytest
 from sched_harness import BASE, Cordon, CpuFit, condition, config_for, simulate
 
-from kubesched.api import Pod
+from kubesched.api import SCHEDULING_GATED_MESSAGE, Pod
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
@@ -416,7 +416,8 @@ def test_pre_enqueue_keeps_gated_pods_out_of_the_cycle() -> None:
     )
     assert result.pod("free").status == "Bound"
     assert result.pod("g").status == "Pending"
-    assert result.pod("g").message == "gated"
+    # the pod shows the condition the API server set on create, never a PreEnqueue message
+    assert result.pod("g").message == SCHEDULING_GATED_MESSAGE
     assert result.pod("g").attempts == 0
 
 

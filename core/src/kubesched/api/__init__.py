@@ -18,12 +18,16 @@ from kubesched.api._affinity import (
 )
 from kubesched.api._base import K8sModel, Quantity, ResourceList, format_quantity
 from kubesched.api._cluster_kinds import Namespace, PriorityClass
+from kubesched.api._defaults import default_pod_level_resources
 from kubesched.api._kinds import KindInfo, KindRegistry, core_kinds
 from kubesched.api._labels import LabelSelector, LabelSelectorRequirement, selector_matches
 from kubesched.api._meta import ObjectMeta, OwnerReference
 from kubesched.api._node import ContainerImage, Node, NodeCondition, NodeSpec, NodeStatus
 from kubesched.api._pod import (
     DEFAULT_SCHEDULER_NAME,
+    POD_REASON_SCHEDULING_GATED,
+    POD_SCHEDULED,
+    SCHEDULING_GATED_MESSAGE,
     Container,
     ContainerPort,
     Pod,
@@ -41,8 +45,16 @@ from kubesched.api._resources import (
     DEFAULT_MEMORY_REQUEST,
     DEFAULT_MILLI_CPU_REQUEST,
     EPHEMERAL_STORAGE,
+    HUGEPAGES_PREFIX,
     MEMORY,
     PODS,
+    aggregate_container_limits,
+    aggregate_container_requests,
+    is_hugepages,
+    is_pod_level_requests_set,
+    is_pod_level_resources_set,
+    is_supported_pod_level_resource,
+    node_non_zero_requests,
     pod_requests,
     resource_units,
 )
@@ -60,8 +72,12 @@ __all__ = [
     "DEFAULT_MILLI_CPU_REQUEST",
     "DEFAULT_SCHEDULER_NAME",
     "EPHEMERAL_STORAGE",
+    "HUGEPAGES_PREFIX",
     "MEMORY",
     "PODS",
+    "POD_REASON_SCHEDULING_GATED",
+    "POD_SCHEDULED",
+    "SCHEDULING_GATED_MESSAGE",
     "Affinity",
     "Container",
     "ContainerImage",
@@ -101,11 +117,19 @@ __all__ = [
     "TopologySpreadConstraint",
     "Volume",
     "WeightedPodAffinityTerm",
+    "aggregate_container_limits",
+    "aggregate_container_requests",
     "core_kinds",
+    "default_pod_level_resources",
     "find_untolerated_taint",
     "format_quantity",
     "int_value",
+    "is_hugepages",
+    "is_pod_level_requests_set",
+    "is_pod_level_resources_set",
+    "is_supported_pod_level_resource",
     "milli_value",
+    "node_non_zero_requests",
     "parse_quantity",
     "pod_requests",
     "resource_units",

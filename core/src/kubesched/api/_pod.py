@@ -15,6 +15,9 @@ from kubesched.api._taints import Toleration
 
 __all__ = [
     "DEFAULT_SCHEDULER_NAME",
+    "POD_REASON_SCHEDULING_GATED",
+    "POD_SCHEDULED",
+    "SCHEDULING_GATED_MESSAGE",
     "Container",
     "ContainerPort",
     "Pod",
@@ -28,6 +31,13 @@ __all__ = [
 ]
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
+
+# upstream: k8s.io/api/core/v1/types.go (PodScheduled, PodReasonSchedulingGated) and
+# pkg/registry/core/pod/strategy.go (applySchedulingGatedCondition), the condition the API
+# server gives a pod created with scheduling gates.
+POD_SCHEDULED = "PodScheduled"
+POD_REASON_SCHEDULING_GATED = "SchedulingGated"
+SCHEDULING_GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
 
 
 class ResourceRequirements(K8sModel):
@@ -96,6 +106,8 @@ class PodSpec(K8sModel):
     containers: list[Container] = Field(default_factory=list)
     init_containers: list[Container] = Field(default_factory=list)
     overhead: ResourceList = Field(default_factory=dict)
+    resources: ResourceRequirements | None = None
+    """Pod-level requests and limits (KEP-2837, PodLevelResources); None when unset."""
     scheduling_gates: list[PodSchedulingGate] = Field(default_factory=list)
     volumes: list[Volume] = Field(default_factory=list)
     topology_spread_constraints: list[TopologySpreadConstraint] = Field(default_factory=list)

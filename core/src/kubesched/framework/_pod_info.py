@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from kubesched.api import Pod, PodAffinityTerm, pod_requests
+from kubesched.api import Pod, PodAffinityTerm, node_non_zero_requests, pod_requests
+from kubesched.features import feature_enabled
 from kubesched.framework._resource import Resource
 
 __all__ = ["PodInfo", "QueuedPodInfo"]
@@ -25,13 +26,19 @@ class PodInfo:
 
     @cached_property
     def requests(self) -> Resource:
-        """Effective requests (containers, init containers, sidecars, overhead)."""
-        return Resource.from_mapping(pod_requests(self.pod))
+        """Effective requests: pod-level where set (PodLevelResources), else containers,
+        init containers and sidecars; plus overhead."""
+        return Resource.from_mapping(
+            pod_requests(self.pod, pod_level=feature_enabled("PodLevelResources"))
+        )
 
     @cached_property
     def non_zero_requests(self) -> Resource:
-        """Requests with the scoring defaults for missing CPU/memory (100m, 200Mi)."""
-        return Resource.from_mapping(pod_requests(self.pod, non_zero=True))
+        """CPU and memory with the scoring defaults (100m, 200Mi) where nothing is requested,
+        as NodeInfo.non_zero_requested counts them (upstream PodInfo.CalculateResource)."""
+        return Resource.from_mapping(
+            node_non_zero_requests(self.pod, pod_level=feature_enabled("PodLevelResources"))
+        )
 
     @cached_property
     def host_ports(self) -> tuple[tuple[str, str, int], ...]:

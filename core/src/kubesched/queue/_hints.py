@@ -96,6 +96,7 @@ def _scaled_down(old: Pod, new: Pod) -> bool:
         old.spec.containers == new.spec.containers
         and old.spec.init_containers == new.spec.init_containers
         and old.spec.overhead == new.spec.overhead
+        and old.spec.resources == new.spec.resources
     ):
         return False
     old_req, new_req = pod_requests(old), pod_requests(new)

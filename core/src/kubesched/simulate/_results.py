@@ -12,8 +12,9 @@ The JSON form (`SimulationResult.to_json_dict`) is a stable interface for progra
      "sections": {"<key>": <payload>}}     (only when a hook module contributes one)
 
 `status` is one of Bound, Unschedulable, Waiting, Pending; `node` is null when unplaced;
-`message` carries the reason a pod is not bound (empty when bound). CPU is in millicores,
-other resources in base units.
+`message` carries the reason a pod is not bound (empty when bound); a pod held by scheduling
+gates is Pending with the API server's condition message, `Scheduling is blocked due to
+non-empty scheduling gates`. CPU is in millicores, other resources in base units.
 
 `sections` holds what installed hook modules report beside the pods (the
 `kubesched_report_sections` hook, `ReportSection`), each payload under its section's key,

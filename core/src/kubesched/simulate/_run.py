@@ -20,7 +20,16 @@ from dataclasses import dataclass
 
 import pluggy
 
-from kubesched.api import CPU, MEMORY, PODS, K8sModel, Pod
+from kubesched.api import (
+    CPU,
+    MEMORY,
+    POD_REASON_SCHEDULING_GATED,
+    POD_SCHEDULED,
+    PODS,
+    SCHEDULING_GATED_MESSAGE,
+    K8sModel,
+    Pod,
+)
 from kubesched.clock import VirtualClock, VirtualTimeLoop
 from kubesched.cluster.memory import MemoryCluster, default_kinds
 from kubesched.config import PluginCatalog, ResolvedConfig, load_config, resolve
@@ -247,10 +256,17 @@ class Simulation:
             pending = ", ".join(wp.get_pending_plugins()) if wp else ""
             message = f"waiting at Permit for: {pending}"
         else:
-            cond = pod.status.condition("PodScheduled")
+            cond = pod.status.condition(POD_SCHEDULED)
             gate = fwk.run_pre_enqueue_plugins(pod)
-            if not gate.is_success:
+            if cond is not None and cond.reason == POD_REASON_SCHEDULING_GATED:
+                # the API server's condition, until the scheduler writes one
+                status, message = "Pending", cond.message
+            elif not gate.is_success:
+                # the SchedulingGates plugin's message is internal: a gated pod shows its
+                # condition, as kubectl would
                 status, message = "Pending", gate.message()
+                if pod.spec.scheduling_gates:
+                    message = cond.message if cond is not None else SCHEDULING_GATED_MESSAGE
             elif cond is not None and cond.status == "False":
                 status, message = "Unschedulable", cond.message
             else:

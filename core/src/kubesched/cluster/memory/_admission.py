@@ -1,9 +1,11 @@
 """What the API server does to an object on create, before it is stored.
 
 System fields (uid, creationTimestamp, generation, a name from generateName) and, for pods,
-the Priority admission plugin: `spec.priority` and `spec.preemptionPolicy` from the pod's
-PriorityClass or the cluster's global default. Everything random comes from one seeded
-generator, so two runs with the same seed produce the same uids and names.
+API defaulting of pod-level resources, the pod strategy's PrepareForCreate (pod-level
+resources dropped while the PodLevelResources gate is off, the SchedulingGated condition)
+and the Priority admission plugin: `spec.priority` and `spec.preemptionPolicy` from the
+pod's PriorityClass or the cluster's global default. Everything random comes from one
+seeded generator, so two runs with the same seed produce the same uids and names.
 """
 
 from __future__ import annotations
@@ -14,8 +16,18 @@ from collections.abc import Callable, Iterable
 from typing import Final, Literal
 
 from kubesched._errors import KubeschedError
-from kubesched.api import K8sModel, Pod, PriorityClass
+from kubesched.api import (
+    POD_REASON_SCHEDULING_GATED,
+    POD_SCHEDULED,
+    SCHEDULING_GATED_MESSAGE,
+    K8sModel,
+    Pod,
+    PodCondition,
+    PriorityClass,
+    default_pod_level_resources,
+)
 from kubesched.clock import Clock
+from kubesched.features import feature_enabled
 
 __all__ = ["SYSTEM_PRIORITY_CLASSES", "Admission", "AdmissionError"]
 
@@ -90,7 +102,31 @@ class Admission:
             meta.creation_timestamp = self._clock.wall_time()
         meta.generation = 1
         if isinstance(obj, Pod):
+            self._prepare_pod(obj)
             admit_pod_priority(obj, priority_classes, priority_class)
+
+    def _prepare_pod(self, pod: Pod) -> None:
+        """Defaulting, then the pod strategy's PrepareForCreate, as far as a scheduler sees.
+
+        upstream: pkg/apis/core/v1/defaults.go (SetDefaults_Pod), pkg/api/pod/util.go
+        (dropDisabledPodLevelResources), pkg/registry/core/pod/strategy.go
+        (PrepareForCreate, applySchedulingGatedCondition). Deviation: the status a manifest
+        carries is kept (upstream resets it), so a snapshot's conditions survive.
+        """
+        if feature_enabled("PodLevelResources"):
+            default_pod_level_resources(pod)
+        else:
+            pod.spec.resources = None
+        if pod.spec.scheduling_gates and pod.status.condition(POD_SCHEDULED) is None:
+            pod.status.conditions.append(
+                PodCondition(
+                    type=POD_SCHEDULED,
+                    status="False",
+                    reason=POD_REASON_SCHEDULING_GATED,
+                    message=SCHEDULING_GATED_MESSAGE,
+                    last_transition_time=self._clock.wall_time(),
+                )
+            )
 
 
 def admit_pod_priority(
