@@ -15,7 +15,8 @@ from kubesched_volumebinding import VolumeRestrictions
 
 DISK = Status.unschedulable("node(s) had no available disk")
 RWOP = Status.unschedulable(
-    "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"
+    "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode "
+    "already in-use by another pod"
 )
 
 

@@ -53,8 +53,11 @@ __all__ = [
 ]
 
 ERR_REASON_DISK_CONFLICT: Final = "node(s) had no available disk"
+# v1.33+ text (kubernetes#129145); before it was "node has pod using PersistentVolumeClaim
+# with the same name and ReadWriteOncePod access mode"
 ERR_REASON_RWOP_CONFLICT: Final = (
-    "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"
+    "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode "
+    "already in-use by another pod"
 )
 PRE_FILTER_STATE_KEY: Final = "PreFilter" + VOLUME_RESTRICTIONS
 
