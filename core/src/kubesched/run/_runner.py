@@ -60,6 +60,9 @@ _log = logging.getLogger("kubesched.run")
 
 SHUTDOWN_REJECTION = "scheduler is shutting down"
 
+INFORMER_OUTAGE_GRACE = 10.0
+"""Seconds an informer may fail to list or watch before /readyz reports `informers`."""
+
 
 @dataclass
 class RunOptions:
@@ -157,7 +160,11 @@ class Runner:
                 host=bind_address,
                 port=port,
                 health=health,
-                ready={"sched-handler-sync": self._synced, "shutdown": self._not_shutting_down},
+                ready={
+                    "sched-handler-sync": self._synced,
+                    "shutdown": self._not_shutting_down,
+                    "informers": self._informers_connected,
+                },
             )
         self._shutdown = asyncio.Event()
         self._force = asyncio.Event()
@@ -166,6 +173,11 @@ class Runner:
     # -- checks ---------------------------------------------------------------------------
     def _synced(self) -> str | None:
         return None if self._watching and self.cluster.synced else "handlers are not synced"
+
+    def _informers_connected(self) -> str | None:
+        # kubesched's own readiness check: an API server outage longer than the grace
+        # period shows on /readyz (upstream's readiness stays ok through one)
+        return self.cluster.connection_problem(INFORMER_OUTAGE_GRACE)
 
     def _not_shutting_down(self) -> str | None:
         return "process is shutting down" if self.shutting_down else None

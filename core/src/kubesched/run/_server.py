@@ -5,37 +5,72 @@ threads), plain HTTP on a loopback address by default. kube-scheduler serves the
 over HTTPS with delegated authentication; put kubesched behind a proxy or a NetworkPolicy
 before exposing it beyond the pod.
 
-- /healthz and /livez: "ok", or 500 naming the failed check (the leader-election watchdog:
-  a leader that has not renewed for leaseDuration + 20 s, as upstream).
-- /readyz: "ok" once the informers have synced and until shutdown begins.
+- /healthz and /livez: upstream's checks `ping`, `log` and `leaderElection` (the
+  leader-election watchdog: a leader that has not renewed for leaseDuration + 20 s).
+- /readyz: those, `sched-handler-sync` (the informers have synced) and `shutdown` (until
+  shutdown begins), plus kubesched's `informers` (no informer has been unable to list or
+  watch for longer than its grace period: the API server is unreachable).
+- each check alone at `/healthz/<name>` (and `/livez/`, `/readyz/`); `?verbose` lists every
+  check, `?exclude=<name>` leaves one out, as upstream
+  (staging/src/k8s.io/apiserver/pkg/server/healthz/healthz.go). Upstream withholds the
+  reason of a failed check from the response and logs it; so does kubesched.
 - /metrics: the scheduler's CollectorRegistry in the Prometheus text format.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import logging
+from collections.abc import Awaitable, Callable, Mapping
 
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 
 __all__ = ["Check", "EndpointServer"]
 
+_log = logging.getLogger("kubesched.run")
+
 Check = Callable[[], str | None]
 """A health check: None when healthy, else what is wrong."""
 
 
-def _report(checks: dict[str, Check]) -> tuple[int, str]:
-    lines, failed = [], False
-    for name, check in checks.items():
+def _ping() -> str | None:
+    return None
+
+
+def _report(
+    name: str, checks: dict[str, Check], query: Mapping[str, str], excluded: list[str]
+) -> tuple[int, str]:
+    """Upstream's handleRootHealth: "ok", or every check listed with `verbose`; on failure
+    always listed, the reasons withheld (and logged), with status 500."""
+    lines, failed, unmatched = [], [], set(excluded)
+    for check_name, check in checks.items():
+        if check_name in unmatched:
+            unmatched.discard(check_name)
+            lines.append(f"[+]{check_name} excluded: ok\n")
+            continue
         problem = check()
         if problem is None:
-            lines.append(f"[+]{name} ok")
+            lines.append(f"[+]{check_name} ok\n")
         else:
-            failed = True
-            lines.append(f"[-]{name} failed: {problem}")
+            # "don't include the error since this endpoint is public", but log it
+            failed.append(check_name)
+            _log.info("[-]%s failed: %s", check_name, problem)
+            lines.append(f"[-]{check_name} failed: reason withheld\n")
+    if unmatched:
+        lines.append(
+            "warn: some health checks cannot be excluded: no matches for "
+            f"{_quoted(sorted(unmatched))}\n"
+        )
     if failed:
-        return 500, "\n".join([*lines, "healthz check failed"]) + "\n"
-    return 200, "ok"
+        # http.Error adds the newline
+        return 500, f"{''.join(lines)}{name} check failed\n"
+    if "verbose" not in query:
+        return 200, "ok"
+    return 200, f"{''.join(lines)}{name} check passed\n"
+
+
+def _quoted(names: list[str]) -> str:
+    return ",".join(f'"{n}"' for n in names)
 
 
 class EndpointServer:
@@ -53,16 +88,21 @@ class EndpointServer:
         self.registry = registry
         self.host = host
         self.port = port
-        self.health = dict(health or {})
+        # upstream's ping and log checks first (log: the logger accepts writes)
+        self.health = {"ping": _ping, "log": _ping, **(health or {})}
         self.ready = dict(ready or {})
         self._runner: web.AppRunner | None = None
 
     async def start(self) -> int:
         app = web.Application()
         app.router.add_get("/metrics", self._metrics)
-        app.router.add_get("/healthz", self._healthz)
-        app.router.add_get("/livez", self._healthz)
-        app.router.add_get("/readyz", self._readyz)
+        for path, checks in (
+            ("healthz", lambda: self.health),
+            ("livez", lambda: self.health),
+            ("readyz", lambda: {**self.health, **self.ready}),
+        ):
+            app.router.add_get(f"/{path}", self._root(path, checks))
+            app.router.add_get(f"/{path}/{{check}}", self._single(checks))
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port)
@@ -81,10 +121,30 @@ class EndpointServer:
         body = generate_latest(self.registry)
         return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
 
-    async def _healthz(self, request: web.Request) -> web.Response:
-        status, text = _report(self.health)
-        return web.Response(status=status, text=text)
+    @staticmethod
+    def _root(
+        name: str, checks: Callable[[], dict[str, Check]]
+    ) -> Callable[[web.Request], Awaitable[web.Response]]:
+        async def handle(request: web.Request) -> web.Response:
+            excluded = [
+                e for value in request.query.getall("exclude", []) for e in value.split(",")
+            ]
+            status, text = _report(name, checks(), request.query, excluded)
+            return web.Response(status=status, text=text)
 
-    async def _readyz(self, request: web.Request) -> web.Response:
-        status, text = _report({**self.health, **self.ready})
-        return web.Response(status=status, text=text)
+        return handle
+
+    @staticmethod
+    def _single(
+        checks: Callable[[], dict[str, Check]],
+    ) -> Callable[[web.Request], Awaitable[web.Response]]:
+        async def handle(request: web.Request) -> web.Response:
+            check = checks().get(request.match_info["check"])
+            if check is None:
+                raise web.HTTPNotFound()
+            problem = check()
+            if problem is not None:  # upstream adaptCheckToHandler
+                return web.Response(status=500, text=f"internal server error: {problem}\n")
+            return web.Response(text="ok")
+
+        return handle

@@ -94,6 +94,16 @@ class KubeCluster(Cluster):
         informer = self.informer(info)
         self._registrations.append(informer.add_handler(handler))
 
+    def connection_problem(self, grace: float) -> str | None:
+        """What is wrong when some informer has failed to list or watch for longer than
+        `grace` seconds (the API server is unreachable or refuses), else None."""
+        now = asyncio.get_running_loop().time()
+        for plural, informer in sorted((i.info.plural, i) for i in self._informers.values()):
+            since = informer.failing_since
+            if since is not None and now - since > grace:
+                return f"{plural} informer failing for {now - since:.1f}s: {informer.last_error}"
+        return None
+
     def informer(self, info: KindInfo) -> Informer:
         """The informer of `info`'s kind, started on first use."""
         informer = self._informers.get(info.kind)

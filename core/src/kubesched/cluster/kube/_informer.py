@@ -106,6 +106,9 @@ class Informer:
         self._selector = settings.field_selectors.get(info.kind, "")
         self._task: asyncio.Task[None] | None = None
         self._not_served_logged = False
+        self.failing_since: float | None = None
+        """Loop time of the first failed list or watch since the last success."""
+        self.last_error = ""
 
     # -- lifecycle ----------------------------------------------------------------------
     def start(self) -> None:
@@ -172,10 +175,17 @@ class Informer:
                     await asyncio.sleep(self._settings.backoff_max)
                     continue
                 _log.warning("Failed to %s %s: %s", _verb(need_list), self.info.plural, exc)
+                self._failed(loop.time(), f"failed to {_verb(need_list)}: {exc}")
                 await asyncio.sleep(self._backoff.next())
-            except Exception:  # a malformed stream: never let the informer die
+            except Exception as exc:  # a malformed stream: never let the informer die
                 _log.exception("Unexpected error watching %s", self.info.plural)
+                self._failed(loop.time(), f"unexpected error: {exc}")
                 await asyncio.sleep(self._backoff.next())
+
+    def _failed(self, now: float, error: str) -> None:
+        if self.failing_since is None:
+            self.failing_since = now
+        self.last_error = error
 
     def _query(self) -> list[tuple[str, str]]:
         return [("fieldSelector", self._selector)] if self._selector else []
@@ -204,6 +214,7 @@ class Informer:
         self._replace(items)
         self.resource_version = resource_version
         self._backoff.reset()
+        self.failing_since = None
         self.synced.set()
 
     async def _watch(self) -> int:
@@ -220,6 +231,7 @@ class Informer:
         delivered = 0
         self.watches += 1
         async with self._transport.stream(path, query=query, timeout=timeout + 30.0) as lines:
+            self.failing_since = None  # the server answered: a quiet watch is a healthy one
             async for line in lines:
                 event = json.loads(line)
                 kind = event.get("type")
