@@ -14,8 +14,11 @@ from kubesched.clock import VirtualClock
 from kubesched.cluster.memory import MemoryCluster
 from kubesched.features import ENV_VAR
 
+APP = {"name": "app", "image": "app"}
+
 
 def _create(cluster: MemoryCluster, spec: dict[str, Any], **status: Any) -> Pod:
+    spec = {"containers": [APP], **spec}
     pod = Pod.model_validate({"metadata": {"name": "p"}, "spec": spec, "status": status})
     [stored] = cluster.create_many([pod])
     assert isinstance(stored, Pod)
@@ -53,7 +56,7 @@ def test_pod_level_requests_are_defaulted_on_create(cluster: MemoryCluster) -> N
         cluster,
         {
             "resources": {"limits": {"cpu": "2", "memory": "1Gi"}},
-            "containers": [{"name": "c", "resources": {"requests": {"cpu": "500m"}}}],
+            "containers": [{**APP, "resources": {"requests": {"cpu": "500m"}}}],
         },
     )
     assert pod.spec.resources == ResourceRequirements.model_validate(
