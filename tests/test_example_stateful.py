@@ -73,7 +73,8 @@ def _run_keeping_the_cluster() -> tuple[SimulationResult, Simulation]:
 
 def test_claims_are_bound_as_the_readme_says() -> None:
     result, sim = _run_keeping_the_cluster()
-    assert result.virtual_seconds == pytest.approx(7.0)
+    # reports-0 is retried as soon as its claim gets its class (SchedulerPopFromBackoffQ)
+    assert result.virtual_seconds == pytest.approx(6.0)
     claims = {c.metadata.name: c for c in sim.cluster.list("PersistentVolumeClaim")}
     volumes = {v.metadata.name: v for v in sim.cluster.list("PersistentVolume")}
     nodes = {n.metadata.name: n for n in sim.cluster.list("Node")}

@@ -143,7 +143,10 @@ def make_queue(
     pre_enqueue: Sequence[PreEnqueuePlugin] = (),
     hints: Mapping[str, list[ClusterEventWithHint]] | None = None,
     less: Callable[[QueuedPodInfo, QueuedPodInfo], bool] = priority_less,
+    pop_from_backoff: bool | None = None,
 ) -> SchedulingQueue:
+    """A one-profile queue; `pop_from_backoff` None follows the SchedulerPopFromBackoffQ
+    gate (on by default, as in v1.34)."""
     all_hints: dict[str, list[ClusterEventWithHint]] = {
         # NodeFit: moved by node adds carrying label "big"; Waiter: by node adds, always.
         "NodeFit": [ClusterEventWithHint(NODE_ADD, node_hint("big"))],
@@ -157,7 +160,7 @@ def make_queue(
             all_hints[plugin.name] = [ClusterEventWithHint(WILDCARD)]
     all_hints.update(hints or {})
     profile = QueueProfile(pre_enqueue=list(pre_enqueue), hints=all_hints)
-    return SchedulingQueue(clock, less, {DEFAULT: profile})
+    return SchedulingQueue(clock, less, {DEFAULT: profile}, pop_from_backoff=pop_from_backoff)
 
 
 def fail(

@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
+import pytest
 from queue_builders import fail, make_pod, make_queue
 
 from kubesched.clock import VirtualTimeLoop
@@ -22,9 +23,14 @@ def run_virtual(make: Callable[[VirtualTimeLoop], Awaitable[T]]) -> T:
         loop.close()
 
 
-def test_pop_sleeps_until_backoff_expiry() -> None:
+@pytest.mark.parametrize(
+    ("pop_from_backoff", "woken_at"),
+    # with the gate the 4 s end is in window [4, 5): the pod leaves when that window closes
+    [(False, 4.0), (True, 5.0)],
+)
+def test_pop_sleeps_until_backoff_expiry(pop_from_backoff: bool, woken_at: float) -> None:
     async def scenario(loop: VirtualTimeLoop) -> tuple[str, float]:
-        q = make_queue(loop.clock)
+        q = make_queue(loop.clock, pop_from_backoff=pop_from_backoff)
         q.add(make_pod("a"))
         p = q.pop_nowait()
         assert p is not None
@@ -34,7 +40,7 @@ def test_pop_sleeps_until_backoff_expiry() -> None:
         assert got is not None
         return got.pod.metadata.name, loop.clock.now()
 
-    assert run_virtual(scenario) == ("a", 4.0)
+    assert run_virtual(scenario) == ("a", woken_at)
 
 
 def test_pop_sleeps_until_pool_leftover_deadline() -> None:
@@ -72,9 +78,12 @@ def test_pop_wakes_for_a_pod_added_while_waiting() -> None:
     assert run_virtual(scenario) == ("fresh", 2.5)
 
 
-def test_pop_wakes_earlier_when_an_earlier_deadline_appears() -> None:
+@pytest.mark.parametrize(("pop_from_backoff", "woken_at"), [(False, 2.0), (True, 3.0)])
+def test_pop_wakes_earlier_when_an_earlier_deadline_appears(
+    pop_from_backoff: bool, woken_at: float
+) -> None:
     async def scenario(loop: VirtualTimeLoop) -> tuple[str, float]:
-        q = make_queue(loop.clock)
+        q = make_queue(loop.clock, pop_from_backoff=pop_from_backoff)
         q.add(make_pod("parked"))
         q.add(make_pod("erring"))
         parked, erring = q.pop_nowait(), q.pop_nowait()
@@ -83,7 +92,7 @@ def test_pop_wakes_earlier_when_an_earlier_deadline_appears() -> None:
 
         async def fail_later() -> None:
             await asyncio.sleep(1)
-            fail(q, erring)  # error: due at 1 + 1 s
+            fail(q, erring)  # error: 1 s from t=1; erring pods are never popped early
 
         task = loop.create_task(fail_later())
         got = await q.pop()
@@ -91,7 +100,7 @@ def test_pop_wakes_earlier_when_an_earlier_deadline_appears() -> None:
         assert got is not None
         return got.pod.metadata.name, loop.clock.now()
 
-    assert run_virtual(scenario) == ("erring", 2.0)
+    assert run_virtual(scenario) == ("erring", woken_at)
 
 
 def test_close_releases_a_waiting_pop() -> None:

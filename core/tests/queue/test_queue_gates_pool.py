@@ -76,18 +76,33 @@ def test_pre_enqueue_exception_gates_the_pod() -> None:
     assert where(q, "a") == "unschedulable"
 
 
-def test_gate_is_rechecked_when_backoff_ends() -> None:
+@pytest.mark.parametrize(
+    ("pop_from_backoff", "backoff", "gated"),
+    [
+        (False, 1.0, True),  # PreEnqueue runs again when the backoff ends
+        # upstream moveToActiveQ skips PreEnqueue for BackoffComplete with the gate: it ran
+        # in moveToBackoffQ, before the update (the 1 s backoff ends with window [1, 2))
+        (True, 2.0, False),
+    ],
+)
+def test_when_the_gate_is_rechecked_around_backoff(
+    pop_from_backoff: bool, backoff: float, gated: bool
+) -> None:
     clock = VirtualClock()
-    q = make_queue(clock, pre_enqueue=[LabelGate()])
+    q = make_queue(clock, pre_enqueue=[LabelGate()], pop_from_backoff=pop_from_backoff)
     pod = make_pod("a")
     q.add(pod)
     p = q.pop_nowait()
     assert p is not None
-    fail(q, p)  # error -> 1 s backoff
+    fail(q, p)  # error -> backoff
     q.update(pod, with_changes(pod, labels={"hold": "yes"}))
-    clock.advance(1)
-    assert q.pop_nowait() is None
-    assert where(q, "a") == "unschedulable" and p.gated
+    clock.advance(backoff)
+    popped = q.pop_nowait()
+    assert p.gated is gated
+    if gated:
+        assert popped is None and where(q, "a") == "unschedulable"
+    else:
+        assert popped is p
 
 
 @pytest.mark.parametrize("gated", [False, True])

@@ -68,12 +68,22 @@ def test_event_moves_pod_rejected_by_registered_plugin(
     assert where(q, "a") == expected
 
 
-def test_moved_pod_goes_active_once_backoff_is_over() -> None:
+@pytest.mark.parametrize(
+    ("pop_from_backoff", "waited", "expected"),
+    [
+        (False, 1.0, "active"),  # unschedulable_count 1: the 1 s backoff has passed
+        (True, 1.0, "backoff"),  # its end (1.0) is in the current window [1, 2)
+        (True, 2.0, "active"),
+    ],
+)
+def test_moved_pod_goes_active_once_backoff_is_over(
+    pop_from_backoff: bool, waited: float, expected: str
+) -> None:
     clock = VirtualClock()
-    q, p = _parked(clock, unschedulable=("NodeFit",))
-    clock.advance(1)  # unschedulable_count 1: backoff 1 s has passed
+    q, p = _parked(clock, unschedulable=("NodeFit",), pop_from_backoff=pop_from_backoff)
+    clock.advance(waited)
     q.on_cluster_event(NODE_ADD, None, BIG)
-    assert where(q, "a") == "active"
+    assert where(q, "a") == expected
     assert q.pop_nowait() is p
 
 

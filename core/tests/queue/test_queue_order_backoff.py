@@ -68,7 +68,7 @@ def test_backoff_duration(count: int, seconds: float) -> None:
 
 def test_unschedulable_backoff_grows_1_2_4_8_10_10() -> None:
     clock = VirtualClock()
-    q = make_queue(clock)
+    q = make_queue(clock, pop_from_backoff=False)
     q.add(make_pod("a"))
     p = q.pop_nowait()
     for expected in [1, 2, 4, 8, 10, 10]:
@@ -86,6 +86,7 @@ def test_unschedulable_backoff_grows_1_2_4_8_10_10() -> None:
     assert p is not None and (p.attempts, p.unschedulable_count) == (7, 6)
 
 
+@pytest.mark.parametrize("pop_from_backoff", [False, True])
 @pytest.mark.parametrize(
     ("unschedulable_count", "errors", "rejected", "expected"),
     [
@@ -96,10 +97,10 @@ def test_unschedulable_backoff_grows_1_2_4_8_10_10() -> None:
     ],
 )
 def test_error_and_unschedulable_backoff_count_separately(
-    unschedulable_count: int, errors: int, rejected: bool, expected: float
+    unschedulable_count: int, errors: int, rejected: bool, expected: float, pop_from_backoff: bool
 ) -> None:
     clock = VirtualClock()
-    q = make_queue(clock)
+    q = make_queue(clock, pop_from_backoff=pop_from_backoff)
     q.add(make_pod("a"))
     p = q.pop_nowait()
     assert p is not None
@@ -109,18 +110,23 @@ def test_error_and_unschedulable_backoff_count_separately(
     p.consecutive_errors_count = errors
     q.add_unschedulable_if_not_present(p, q.scheduling_cycle)
     assert where(q, "a") == "backoff"
-    assert q.next_wakeup() == pytest.approx(expected)
+    # with the gate a backoff ending at `expected` (a whole second) ends with its window
+    assert q.next_wakeup() == pytest.approx(expected + (1.0 if pop_from_backoff else 0.0))
 
 
-def test_error_goes_to_backoff_without_any_event() -> None:
+@pytest.mark.parametrize(("pop_from_backoff", "backoff"), [(False, 1.0), (True, 2.0)])
+def test_error_goes_to_backoff_without_any_event(pop_from_backoff: bool, backoff: float) -> None:
     clock = VirtualClock()
-    q = make_queue(clock)
+    q = make_queue(clock, pop_from_backoff=pop_from_backoff)
     q.add(make_pod("a"))
     p = q.pop_nowait()
     assert p is not None
     fail(q, p)  # Error: no rejector plugins
     assert where(q, "a") == "backoff"
-    clock.advance(1)
+    assert q.pop_nowait() is None  # an erring pod is never popped before its backoff ends
+    clock.advance(backoff - 0.01)
+    assert q.pop_nowait() is None
+    clock.advance(0.01)
     assert q.pop_nowait() is p
     assert p.attempts == 2
 

@@ -284,9 +284,11 @@ def test_waiting_pod_binds_when_allowed() -> None:
     assert result.pod("release").status == "Bound"
 
 
-def test_permit_timeout_rejects_with_upstream_message() -> None:
+def test_permit_timeout_rejects_with_upstream_message(monkeypatch: pytest.MonkeyPatch) -> None:
     LOG.clear()
-    # rejected at t=30; the pod's own status update requeues it after a 1 s backoff
+    # rejected at t=30; the pod's own status update requeues it after a 1 s backoff (with
+    # SchedulerPopFromBackoffQ on, it would go straight back to Permit)
+    monkeypatch.setenv("KUBESCHED_FEATURE_GATES", "SchedulerPopFromBackoffQ=false")
     result, sim = simulate([*nodes(1), make_pod("hold").obj()], [Gate, Reserver], until=30.5)
     assert result.pod("hold").status == "Unschedulable"
     msg = "0/1 nodes are available: 1 rejected due to timeout after waiting 30s at plugin Gate."
@@ -437,13 +439,24 @@ class Flaky(FilterPlugin):
         return None
 
 
-def test_errors_back_off_exponentially() -> None:
+@pytest.mark.parametrize(
+    ("gates", "expected"),
+    [
+        ("SchedulerPopFromBackoffQ=false", [1.0, 2.0, 4.0]),
+        # v1.34 default: a backoff ends with its 1 s window (1 s from t=0 is released at 2)
+        ("", [2.0, 3.0, 5.0]),
+    ],
+)
+def test_errors_back_off_exponentially(
+    gates: str, expected: list[float], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KUBESCHED_FEATURE_GATES", gates)
     Flaky.attempts.clear()
     result, _ = simulate([*nodes(1), make_pod("p").obj()], [Flaky], until=60)
     assert result.pod("p").status == "Bound"
     times = Flaky.attempts["p"]
     gaps = [round(b - a, 6) for a, b in itertools.pairwise(times)]
-    assert gaps == [1.0, 2.0, 4.0]
+    assert gaps == expected
 
 
 def test_unschedulable_pool_is_retried_after_five_minutes() -> None:

@@ -1,24 +1,23 @@
-"""Feature gates this package honours, as kube-scheduler's `--feature-gates` would set them.
+"""Feature gates this package honours, read through kubesched's gate table.
 
-kubesched has no feature-gate flag of its own, so the gates are read from the environment
-variable ``KUBESCHED_FEATURE_GATES`` in upstream's syntax (``StorageCapacityScoring=true,
-VolumeAttributesClass=false``) each time they are asked for. Defaults are upstream v1.34's.
+`kubesched simulate|run --feature-gates` or the environment variable
+``KUBESCHED_FEATURE_GATES`` sets them, in upstream's syntax (``StorageCapacityScoring=true,
+VolumeAttributesClass=false``) and with upstream's checks (kubesched.features); defaults are
+upstream v1.34's. They are read each time they are asked for.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
-from typing import Final
+
+from kubesched.features import ENV_VAR, feature_enabled
 
 __all__ = ["ENV_VAR", "Features", "current_features"]
-
-ENV_VAR: Final = "KUBESCHED_FEATURE_GATES"
 
 
 @dataclass(frozen=True)
 class Features:
-    """The gates VolumeBinding reads."""
+    """The gates VolumeBinding reads (upstream plfeature.Features, the storage fields)."""
 
     storage_capacity_scoring: bool = False
     """StorageCapacityScoring (alpha in v1.33/v1.34): Score by storage utilisation."""
@@ -26,27 +25,10 @@ class Features:
     """VolumeAttributesClass (GA in v1.34): static matching compares the VAC names."""
 
 
-_GATES: Final = {
-    "StorageCapacityScoring": "storage_capacity_scoring",
-    "VolumeAttributesClass": "volume_attributes_class",
-}
-
-
 def current_features() -> Features:
-    """The gates as the environment sets them; unknown gates are ignored, a value that is
-    not true/false is a ValueError naming it."""
-    raw = os.environ.get(ENV_VAR, "")
-    values: dict[str, bool] = {}
-    for item in raw.split(","):
-        item = item.strip()
-        if not item:
-            continue
-        name, sep, value = item.partition("=")
-        field = _GATES.get(name.strip())
-        if field is None:
-            continue
-        text = value.strip().lower()
-        if not sep or text not in ("true", "false"):
-            raise ValueError(f"{ENV_VAR}: invalid value of {name.strip()}: {value!r}")
-        values[field] = text == "true"
-    return Features(**values)
+    """The gates in force; a bad gate list is a kubesched.features.FeatureGateError (a
+    ValueError) naming where it was written and what is wrong."""
+    return Features(
+        storage_capacity_scoring=feature_enabled("StorageCapacityScoring"),
+        volume_attributes_class=feature_enabled("VolumeAttributesClass"),
+    )

@@ -81,9 +81,12 @@ def test_unknown_field_is_rejected() -> None:
 
 
 def test_feature_gate_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(ENV_VAR, "Other=true, VolumeAttributesClass=false")
+    monkeypatch.setenv(ENV_VAR, "SchedulerPopFromBackoffQ=true, VolumeAttributesClass=false")
     features = current_features()
     assert not features.volume_attributes_class and not features.storage_capacity_scoring
     monkeypatch.setenv(ENV_VAR, "StorageCapacityScoring=maybe")
     with pytest.raises(ValueError, match="StorageCapacityScoring"):
+        current_features()
+    monkeypatch.setenv(ENV_VAR, "Other=true")  # kube-scheduler refuses unknown gates too
+    with pytest.raises(ValueError, match="unrecognized feature gate: Other"):
         current_features()

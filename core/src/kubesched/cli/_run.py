@@ -8,6 +8,7 @@ import sys
 import click
 
 from kubesched._install import extra_hint
+from kubesched.cli._feature_gates import feature_gates_option
 from kubesched.config import parse_duration
 
 __all__ = ["run_command"]
@@ -99,6 +100,7 @@ def _duration(value: str, param: str) -> float:
     show_default=True,
     help="Lowest level of the log lines written to stderr.",
 )
+@feature_gates_option
 def run_command(
     config: str | None,
     kubeconfig: str | None,

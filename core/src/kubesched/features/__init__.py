@@ -1,17 +1,36 @@
 """Feature gates, as kube-scheduler's `--feature-gates` sets them.
 
-kubesched reads the gates from the environment variable ``KUBESCHED_FEATURE_GATES`` in
-upstream's syntax (``SchedulerPopFromBackoffQ=false,PodLevelResources=true``) each time one
-is asked for, so the simulator, `kubesched run` and plugin packages see the same values.
-Defaults are upstream v1.34's (pkg/features/kube_features.go); docs/fidelity.md lists them.
+Layer: imports nothing of kubesched but its errors, so every layer may ask for a gate.
+
+The gates come from `kubesched simulate|run --feature-gates` (`set_feature_gates`), else the
+environment variable ``KUBESCHED_FEATURE_GATES``, in upstream's syntax
+(``SchedulerPopFromBackoffQ=false,kube:PodLevelResources=true``) and with upstream's checks
+and messages (`unrecognized feature gate: X`, locked GA gates). They are read when asked for,
+so the simulator, `kubesched run` and plugin packages see the same values. Defaults are
+upstream v1.34's (pkg/features/kube_features.go); docs/fidelity.md says what each gate
+changes in kubesched.
 """
 
 from kubesched.features._gates import (
     ENV_VAR,
-    FEATURE_GATES,
-    FeatureGate,
+    FLAG,
+    FeatureGateError,
     feature_enabled,
+    feature_gates,
     parse_feature_gates,
+    set_feature_gates,
 )
+from kubesched.features._table import FEATURE_GATES, FeatureGate, Stage
 
-__all__ = ["ENV_VAR", "FEATURE_GATES", "FeatureGate", "feature_enabled", "parse_feature_gates"]
+__all__ = [
+    "ENV_VAR",
+    "FEATURE_GATES",
+    "FLAG",
+    "FeatureGate",
+    "FeatureGateError",
+    "Stage",
+    "feature_enabled",
+    "feature_gates",
+    "parse_feature_gates",
+    "set_feature_gates",
+]

@@ -1,9 +1,10 @@
-"""The three places a waiting pod can be: active heap, backoff heap, unschedulable pool.
+"""Two of the places a waiting pod can be: the active heap and the unschedulable pool
+(the backoff heaps are in `_backoff.py`).
 
-Each is keyed by pod UID. The heaps use lazy deletion (a removed or re-ordered pod leaves a
+Each is keyed by pod UID. The heap uses lazy deletion (a removed or re-ordered pod leaves a
 dead entry that is dropped when it reaches the top), so add, remove and pop are O(log n).
 
-Upstream: pkg/scheduler/backend/queue/{active_queue,backoff_queue,unschedulable_pods}.go.
+Upstream: pkg/scheduler/backend/queue/{active_queue,unschedulable_pods}.go.
 """
 
 from __future__ import annotations
@@ -12,28 +13,12 @@ import heapq
 import itertools
 from collections import deque
 from collections.abc import Callable, Iterator
-from typing import Final
 
 from kubesched.framework import QueuedPodInfo
 
-__all__ = ["ActiveQueue", "BackoffQueue", "LessFunc", "UnschedulablePool", "backoff_duration"]
+__all__ = ["ActiveQueue", "LessFunc", "UnschedulablePool"]
 
 LessFunc = Callable[[QueuedPodInfo, QueuedPodInfo], bool]
-
-_MAX_DOUBLINGS: Final = 64
-
-
-def backoff_duration(count: int, initial: float, maximum: float) -> float:
-    """initial * 2^(count-1), capped at `maximum`; a count of 0 means no backoff.
-
-    With the defaults (1 s, 10 s) counts 1..6 give 1, 2, 4, 8, 10, 10 seconds.
-    """
-    # upstream: backoff_queue.go (calculateBackoffDuration)
-    if count <= 0:
-        return 0.0
-    if count - 1 >= _MAX_DOUBLINGS:
-        return maximum
-    return min(initial * float(2 ** (count - 1)), maximum)
 
 
 class _ActiveEntry:
@@ -114,72 +99,6 @@ class ActiveQueue:
             self._heap = [e for e in self._heap if e.live]
             heapq.heapify(self._heap)
             self._dead = 0
-
-
-class BackoffQueue:
-    """Pods waiting for their backoff to expire, ordered by expiry (then arrival)."""
-
-    def __init__(self) -> None:
-        self._heap: list[tuple[float, int, str]] = []
-        self._by_uid: dict[str, tuple[QueuedPodInfo, float, int]] = {}
-        self._seq = itertools.count()
-
-    def __len__(self) -> int:
-        return len(self._by_uid)
-
-    def __contains__(self, uid: str) -> bool:
-        return uid in self._by_uid
-
-    def get(self, uid: str) -> QueuedPodInfo | None:
-        item = self._by_uid.get(uid)
-        return None if item is None else item[0]
-
-    def expiry(self, uid: str) -> float | None:
-        item = self._by_uid.get(uid)
-        return None if item is None else item[1]
-
-    def push(self, pinfo: QueuedPodInfo, expiry: float) -> None:
-        seq = next(self._seq)
-        self._by_uid[pinfo.uid] = (pinfo, expiry, seq)
-        heapq.heappush(self._heap, (expiry, seq, pinfo.uid))
-        self._compact()
-
-    def remove(self, uid: str) -> QueuedPodInfo | None:
-        item = self._by_uid.pop(uid, None)
-        return None if item is None else item[0]
-
-    def next_expiry(self) -> float | None:
-        self._drop_stale_top()
-        return self._heap[0][0] if self._heap else None
-
-    def pop_due(self, now: float) -> list[QueuedPodInfo]:
-        """Remove and return, earliest first, the pods whose backoff ended at or before `now`."""
-        due: list[QueuedPodInfo] = []
-        heap = self._heap
-        while heap and heap[0][0] <= now:
-            _, seq, uid = heapq.heappop(heap)
-            item = self._by_uid.get(uid)
-            if item is not None and item[2] == seq:
-                del self._by_uid[uid]
-                due.append(item[0])
-        return due
-
-    def values(self) -> list[QueuedPodInfo]:
-        return [item[0] for item in sorted(self._by_uid.values(), key=lambda i: (i[1], i[2]))]
-
-    def _drop_stale_top(self) -> None:
-        heap = self._heap
-        while heap:
-            _, seq, uid = heap[0]
-            item = self._by_uid.get(uid)
-            if item is not None and item[2] == seq:
-                return
-            heapq.heappop(heap)
-
-    def _compact(self) -> None:
-        if len(self._heap) > 64 and len(self._heap) > 2 * len(self._by_uid):
-            self._heap = [(e, s, u) for u, (_, e, s) in self._by_uid.items()]
-            heapq.heapify(self._heap)
 
 
 class UnschedulablePool:

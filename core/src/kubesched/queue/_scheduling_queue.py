@@ -5,19 +5,23 @@ Upstream: pkg/scheduler/backend/queue/scheduling_queue.go (PriorityQueue), v1.34
 with QueueingHints enabled (the default since v1.32). Decisions where versions differ or
 where kubesched deliberately departs:
 
-- Backoff counting is v1.34's: a pod rejected by plugins backs off by its
-  `unschedulable_count`, a pod that failed with an error (no rejector plugins) by its
-  `consecutive_errors_count`; duration = initial * 2^(n-1) capped at max, n = 0 -> none.
-  The caller of `add_unschedulable_if_not_present` increments the right counter (and resets
-  the other); the queue refreshes `timestamp`. Both kinds share one heap ordered by expiry.
+- Backoff counting is v1.34's: a pod backs off by its `consecutive_errors_count` once it
+  has errors, else by its `unschedulable_count` (rejections); duration = initial *
+  2^(n-1) capped at max, n = 0 -> none. `add_unschedulable_if_not_present` increments the
+  right counter (a rejection resets the errors) and refreshes `timestamp`. Rejected and
+  erring pods wait in two heaps (`_backoff.py`).
+- SchedulerPopFromBackoffQ (KEP-5142, on by default in v1.34; the `pop_from_backoff`
+  argument, else the feature gate): when the active queue is empty, `pop` takes the head of
+  the rejected pods' backoff heap at once, backoff ended or not. Backoff ends are truncated
+  to 1 s windows, pods of a window are ordered by QueueSort, and PreEnqueue runs when a pod
+  enters the backoff queue instead of when it leaves it. A pod popped early is an ordinary
+  attempt: attempts and the cycle count up, and a new rejection doubles its next backoff.
 - No periodic flushing: instead of ticking every 1 s (backoff) and every 30 s (leftovers),
-  the queue knows its next wake-up (earliest backoff expiry, earliest pool deadline =
+  the queue knows its next wake-up (the next backoff end, the earliest pool deadline =
   entry + `max_in_unschedulable`) and `pop` sleeps exactly until then. A pod therefore leaves
   the unschedulable pool exactly 5 min after it was put there (upstream: 5 to 5.5 min).
   Deadlines count from when the pod entered the pool; a gated pod that is still gated
   when its deadline passes re-enters with a fresh deadline.
-- KEP-5142 (v1.33+ pop from backoffQ when activeQ is empty) is not done: a backing-off pod
-  waits out its backoff even when nothing else is ready (v1.31 behaviour).
 - QueueingHints: events seen while pods are in flight are replayed by
   `add_unschedulable_if_not_present`; a pod with no rejector plugins goes to backoff; a
   Pending plugin's Queue sends a pod straight to the active queue.
@@ -36,6 +40,7 @@ from typing import Final
 
 from kubesched.api import Pod
 from kubesched.clock import Clock
+from kubesched.features import feature_enabled
 from kubesched.framework import (
     ClusterEvent,
     EventResource,
@@ -45,13 +50,8 @@ from kubesched.framework import (
     Status,
     is_success,
 )
-from kubesched.queue._heaps import (
-    ActiveQueue,
-    BackoffQueue,
-    LessFunc,
-    UnschedulablePool,
-    backoff_duration,
-)
+from kubesched.queue._backoff import BackoffQueue
+from kubesched.queue._heaps import ActiveQueue, LessFunc, UnschedulablePool
 from kubesched.queue._hints import (
     FORCE_ACTIVATE,
     UNSCHEDULABLE_TIMEOUT,
@@ -74,6 +74,7 @@ _EPS: Final = 1e-6
 _POD_ADD: Final = "UnscheduledPodAdd"
 _POD_UPDATE: Final = "UnscheduledPodUpdate"
 _BACKOFF_COMPLETE: Final = "BackoffComplete"
+_POP_FROM_BACKOFF: Final = "PopFromBackoffQ"
 _ATTEMPT_FAILURE: Final = "ScheduleAttemptFailure"
 
 
@@ -92,7 +93,11 @@ class SchedulingQueue:
         initial_backoff: float = 1.0,
         max_backoff: float = 10.0,
         max_in_unschedulable: float = 300.0,
+        *,
+        pop_from_backoff: bool | None = None,
     ) -> None:
+        """`pop_from_backoff` None reads the SchedulerPopFromBackoffQ feature gate, as
+        upstream's NewPriorityQueue does."""
         if initial_backoff <= 0 or max_backoff < initial_backoff:
             raise ValueError(
                 f"backoff must satisfy 0 < initial <= max, got initial={initial_backoff} "
@@ -100,13 +105,16 @@ class SchedulingQueue:
             )
         if max_in_unschedulable <= 0:
             raise ValueError(f"max_in_unschedulable must be > 0, got {max_in_unschedulable}")
+        if pop_from_backoff is None:
+            pop_from_backoff = feature_enabled("SchedulerPopFromBackoffQ")
         self._clock = clock
         self._profiles = profiles
-        self._initial_backoff = initial_backoff
-        self._max_backoff = max_backoff
         self._max_in_unschedulable = max_in_unschedulable
+        self._pop_from_backoff = pop_from_backoff
         self._active = ActiveQueue(less)
-        self._backoff = BackoffQueue()
+        self._backoff = BackoffQueue(
+            clock, initial_backoff, max_backoff, less, pop_from_backoff=pop_from_backoff
+        )
         self._pool = UnschedulablePool()
         self._in_flight = InFlightPods()
         self._hints = HintEvaluator(profiles)
@@ -143,6 +151,7 @@ class SchedulingQueue:
         pinfo = self._backoff.get(uid)
         if pinfo is not None:
             pinfo.pod_info = PodInfo(new)
+            self._backoff.push(pinfo)  # its order within a window may have changed
             self._nominator.update_nominated_pod(old, pinfo.pod_info)
             return
         pinfo = self._pool.get(uid)
@@ -182,13 +191,22 @@ class SchedulingQueue:
     def pop_nowait(self) -> QueuedPodInfo | None:
         """The next pod to schedule, or None if none is ready (or the queue is closed).
 
-        Due backoffs and pool leftovers are flushed first. The pod is marked in flight, its
-        attempts and the scheduling cycle are incremented and its rejector plugins cleared.
+        Due backoffs and pool leftovers are flushed first. With SchedulerPopFromBackoffQ an
+        empty active queue gives the head of the rejected pods' backoff heap. The pod is
+        marked in flight, its attempts and the scheduling cycle are incremented and its
+        rejector plugins cleared.
         """
+        # upstream: active_queue.go (unlockedPop, unlockedMovePodToInFlight)
         if self._closed:
             return None
         self.flush()
         pinfo = self._active.pop()
+        if pinfo is None and self._pop_from_backoff:
+            pinfo = self._backoff.pop_backoff()
+            if pinfo is not None:
+                _log.debug(
+                    "pod %s popped from the backoff queue (%s)", pinfo.key, _POP_FROM_BACKOFF
+                )
         if pinfo is None:
             return None
         pinfo.attempts += 1
@@ -291,10 +309,10 @@ class SchedulingQueue:
     def flush(self) -> None:
         """Move pods whose backoff ended to the active queue and pods that stayed their
         maximum in the pool out of it (event UnschedulableTimeout)."""
-        now = self._clock.now() + _EPS
-        for pinfo in self._backoff.pop_due(now):
+        # upstream: scheduling_queue.go (flushBackoffQCompleted, flushUnschedulablePodsLeftover)
+        for pinfo in self._backoff.pop_due():
             self._move_to_active(pinfo, _BACKOFF_COMPLETE)
-        leftovers = self._pool.pop_due(now)
+        leftovers = self._pool.pop_due(self._clock.now() + _EPS)
         if leftovers:
             self._move_pods(leftovers, UNSCHEDULABLE_TIMEOUT, None, None, taken=True)
 
@@ -308,8 +326,8 @@ class SchedulingQueue:
         return self._cycle
 
     def next_wakeup(self) -> float | None:
-        """When something is next due (a backoff expiry or a pool deadline), or None."""
-        expiry = self._backoff.next_expiry()
+        """When something is next due (a backoff end or a pool deadline), or None."""
+        expiry = self._backoff.next_due()
         deadline = self._pool.next_deadline()
         if expiry is None:
             return deadline
@@ -358,16 +376,10 @@ class SchedulingQueue:
         for waiter in self._waiters:
             _resolve(waiter)
 
-    def _backoff_expiry(self, pinfo: QueuedPodInfo) -> float:
-        # upstream v1.34: rejections count unschedulable_count, errors consecutive_errors_count
-        rejected = bool(pinfo.unschedulable_plugins or pinfo.pending_plugins)
-        count = pinfo.unschedulable_count if rejected else pinfo.consecutive_errors_count
-        return pinfo.timestamp + backoff_duration(count, self._initial_backoff, self._max_backoff)
-
     def _is_backing_off(self, pinfo: QueuedPodInfo) -> bool:
-        if pinfo.gated:
-            return False
-        return self._backoff_expiry(pinfo) > self._clock.now() + _EPS
+        if pinfo.gated and not self._pop_from_backoff:
+            return False  # PreEnqueue decides on the way to the active queue
+        return self._backoff.is_backing_off(pinfo)
 
     def _in_flight_strategy(self, pinfo: QueuedPodInfo) -> QueueingStrategy:
         # upstream: scheduling_queue.go (determineSchedulingHintForInFlightPod)
@@ -419,10 +431,21 @@ class SchedulingQueue:
         if strategy is QueueingStrategy.SKIP:
             self._park(pinfo)
         elif strategy is QueueingStrategy.AFTER_BACKOFF and self._is_backing_off(pinfo):
-            self._backoff.push(pinfo, self._backoff_expiry(pinfo))
-            self._notify()
+            self._move_to_backoff(pinfo)
         else:
             self._move_to_active(pinfo, label)
+
+    def _move_to_backoff(self, pinfo: QueuedPodInfo) -> None:
+        """Back off; with SchedulerPopFromBackoffQ PreEnqueue runs here (a pod may be popped
+        from the backoff queue directly) and a gated pod goes to the pool instead."""
+        # upstream: scheduling_queue.go (moveToBackoffQ)
+        if self._pop_from_backoff:
+            self._run_pre_enqueue(pinfo)
+            if pinfo.gated:
+                self._park(pinfo)
+                return
+        self._backoff.push(pinfo)
+        self._notify()
 
     def _park(self, pinfo: QueuedPodInfo) -> None:
         if self._pool.add(pinfo, self._clock.now() + self._max_in_unschedulable):
@@ -430,8 +453,10 @@ class SchedulingQueue:
 
     def _move_to_active(self, pinfo: QueuedPodInfo, label: str) -> bool:
         """Run PreEnqueue; passing pods go to the active queue, gated ones to the pool."""
-        # upstream: scheduling_queue.go (moveToActiveQ)
-        self._run_pre_enqueue(pinfo)
+        # upstream: scheduling_queue.go (moveToActiveQ): with SchedulerPopFromBackoffQ a pod
+        # leaving the backoff queue passed PreEnqueue on the way in
+        if not (self._pop_from_backoff and label == _BACKOFF_COMPLETE):
+            self._run_pre_enqueue(pinfo)
         uid = pinfo.uid
         if pinfo.gated:
             if uid not in self._active and uid not in self._backoff:
