@@ -39,7 +39,7 @@ def test_public_names_are_pinned() -> None:
         ("SchedulerQueueingHints", True, "GA", True),
         ("SchedulerPopFromBackoffQ", True, "BETA", False),
         ("SchedulerAsyncPreemption", True, "BETA", False),
-        ("SchedulerAsyncAPICalls", True, "BETA", False),
+        ("SchedulerAsyncAPICalls", False, "BETA", False),  # off from v1.34.2 (#134401)
         ("NominatedNodeNameForExpectation", False, "ALPHA", False),
         ("ClearingNominatedNodeNameAfterBinding", False, "ALPHA", False),
         ("PodLevelResources", True, "BETA", False),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 from queue_builders import (
     NODE_ADD,
+    WILDCARD,
     GatesPlugin,
     LabelGate,
     fail,
@@ -278,6 +279,37 @@ def test_activate_takes_a_pod_out_of_backoff() -> None:
     p = _rejected_with_event(q, "a")
     q.activate([p.pod])
     assert where(q, "a") == "active"
+
+
+@BOTH
+@pytest.mark.parametrize("rejected", [True, False])
+def test_a_maximum_backoff_of_zero_turns_backoff_off(
+    pop_from_backoff: bool, rejected: bool
+) -> None:
+    # upstream: getBackoffTime, "If podMaxBackoff is set to 0, the backoff should be disabled
+    # completely" (kubernetes#131965)
+    clock = VirtualClock(start=0.5)
+    q = SchedulingQueue(
+        clock,
+        priority_less,
+        {},
+        initial_backoff=1.0,
+        max_backoff=0.0,
+        pop_from_backoff=pop_from_backoff,
+    )
+    q.add(make_pod("a"))
+    p = q.pop_nowait()
+    assert p is not None
+    q.on_cluster_event(WILDCARD, None, None)  # seen in flight: a rejection goes after backoff
+    fail(q, p, unschedulable=["NodeFit"] if rejected else [])
+    assert where(q, "a") == "active"
+    assert q.pop_nowait() is p
+
+
+@pytest.mark.parametrize(("initial", "maximum"), [(0.0, 10.0), (2.0, 1.0), (1.0, -1.0)])
+def test_backoff_bounds_are_checked(initial: float, maximum: float) -> None:
+    with pytest.raises(ValueError, match="backoff must satisfy 0 < initial <= max"):
+        SchedulingQueue(VirtualClock(), priority_less, {}, initial, maximum)
 
 
 def test_the_gate_is_read_from_the_feature_table() -> None:

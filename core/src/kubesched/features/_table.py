@@ -57,9 +57,10 @@ FEATURE_GATES: Final[dict[str, FeatureGate]] = _gates(
         "BETA",
         "KEP-4832: preemption's API calls run apart from the scheduling cycle",
     ),
+    # v1.34.0 had it on; v1.34.2 turned it off (kubernetes#134401, cherry-pick of #134400)
     FeatureGate(
         "SchedulerAsyncAPICalls",
-        True,
+        False,
         "BETA",
         "KEP-5229: the scheduler's API calls (status patches, bindings) go through a dispatcher",
     ),

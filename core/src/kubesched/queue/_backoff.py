@@ -159,7 +159,10 @@ class BackoffQueue:
     def backoff_end(self, pinfo: QueuedPodInfo) -> float:
         """When the pod's backoff ends, truncated to its window with the gate; -inf when the
         pod has no failure to back off for."""
-        # upstream: backoff_queue.go (getBackoffTime): errors count once there are any
+        # upstream: backoff_queue.go (getBackoffTime): a maximum of 0 turns backoff off
+        # (kubernetes#131965); errors count once there are any
+        if self._maximum == 0:
+            return -math.inf
         count = pinfo.unschedulable_count
         if pinfo.consecutive_errors_count > 0:
             count = pinfo.consecutive_errors_count

@@ -97,11 +97,12 @@ class SchedulingQueue:
         pop_from_backoff: bool | None = None,
     ) -> None:
         """`pop_from_backoff` None reads the SchedulerPopFromBackoffQ feature gate, as
-        upstream's NewPriorityQueue does."""
-        if initial_backoff <= 0 or max_backoff < initial_backoff:
+        upstream's NewPriorityQueue does. A `max_backoff` of 0 turns backoff off, as
+        upstream's WithPodMaxBackoffDuration(0) (configuration validation never allows it)."""
+        if initial_backoff <= 0 or 0 < max_backoff < initial_backoff or max_backoff < 0:
             raise ValueError(
-                f"backoff must satisfy 0 < initial <= max, got initial={initial_backoff} "
-                f"max={max_backoff}"
+                f"backoff must satisfy 0 < initial <= max (or max = 0: no backoff), got "
+                f"initial={initial_backoff} max={max_backoff}"
             )
         if max_in_unschedulable <= 0:
             raise ValueError(f"max_in_unschedulable must be > 0, got {max_in_unschedulable}")
