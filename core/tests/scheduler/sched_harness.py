@@ -12,9 +12,14 @@ from kubesched.framework import (
     CycleState,
     FilterPlugin,
     NodeInfo,
+    NodeScore,
+    NodeToStatus,
     Plugin,
+    PostFilterPlugin,
+    PostFilterResult,
     QueuedPodInfo,
     QueueSortPlugin,
+    ScorePlugin,
     Status,
 )
 from kubesched.runtime import PluginRegistry, make_plugin_manager
@@ -59,6 +64,39 @@ class Cordon(FilterPlugin):
         if node_info.node.spec.unschedulable:
             return Status.unresolvable("node(s) were unschedulable")
         return None
+
+
+class FreeCpu(ScorePlugin):
+    """Raw score = free millicores / 100; normalized so the roomiest node scores 100."""
+
+    name = "FreeCpu"
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, None]:
+        free = node_info.allocatable.milli_cpu - node_info.requested.milli_cpu
+        return free // 100, None
+
+    def normalize_score(
+        self, state: CycleState, pod: Pod, scores: list[NodeScore]
+    ) -> Status | None:
+        top = max(s.score for s in scores) or 1
+        for s in scores:
+            s.score = s.score * 100 // top
+        return None
+
+
+class NominateFirst(PostFilterPlugin):
+    """A preemption whose victims are not deleted yet: a pod of priority 100 or more is
+    nominated to the first node by name, and everything there stays where it is."""
+
+    name = "NominateFirst"
+
+    def post_filter(
+        self, state: CycleState, pod: Pod, statuses: NodeToStatus
+    ) -> tuple[PostFilterResult | None, Status | None]:
+        if pod.priority < 100:
+            return None, Status.unschedulable("no preemption below priority 100")
+        first = min(n.name for n in self.handle.snapshot.node_info_list)
+        return PostFilterResult.nominate(first), None
 
 
 BASE: list[type[Plugin]] = [Sort, Binder]

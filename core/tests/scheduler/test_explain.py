@@ -4,29 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sched_harness import Cordon, CpuFit, make_simulation
+from sched_harness import Cordon, CpuFit, FreeCpu, make_simulation
 
-from kubesched.api import Pod
-from kubesched.framework import CycleState, NodeInfo, NodeScore, ScorePlugin, Status
 from kubesched.testing import make_node, make_pod
-
-
-class Spread(ScorePlugin):
-    """Raw score = free millicores / 100; normalized to the best node."""
-
-    name = "Spread"
-
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, None]:
-        free = node_info.allocatable.milli_cpu - node_info.requested.milli_cpu
-        return free // 100, None
-
-    def normalize_score(
-        self, state: CycleState, pod: Pod, scores: list[NodeScore]
-    ) -> Status | None:
-        top = max(s.score for s in scores) or 1
-        for s in scores:
-            s.score = s.score * 100 // top
-        return None
 
 
 def test_explanation_lists_every_filter_verdict_and_score() -> None:
@@ -37,7 +17,7 @@ def test_explanation_lists_every_filter_verdict_and_score() -> None:
         make_node("cordoned").alloc(cpu="1").unschedulable().obj(),
         make_pod("p").req(cpu="2").obj(),
     ]
-    sim = make_simulation(objs, [Cordon, CpuFit, Spread])
+    sim = make_simulation(objs, [Cordon, CpuFit, FreeCpu])
     sim.explain = ["default/p"]
     result = sim.run()
     assert result.pod("p").node == "big"
@@ -51,12 +31,12 @@ def test_explanation_lists_every_filter_verdict_and_score() -> None:
     assert nodes["small"].filters["Cordon"] == "ok"
     assert not nodes["small"].feasible and nodes["small"].total is None
     assert (nodes["big"].raw_scores, nodes["big"].normalized_scores) == (
-        {"Spread": 80},
-        {"Spread": 100},
+        {"FreeCpu": 80},
+        {"FreeCpu": 100},
     )
     assert (nodes["mid"].raw_scores, nodes["mid"].normalized_scores) == (
-        {"Spread": 40},
-        {"Spread": 50},
+        {"FreeCpu": 40},
+        {"FreeCpu": 50},
     )
     assert nodes["mid"].total == 50
     assert exp.outcome == "assumed on big"

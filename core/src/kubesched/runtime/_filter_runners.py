@@ -156,7 +156,7 @@ class FilterRunners:
         for i in range(2):
             state_to_use, info_to_use = state, node_info
             if i == 0:
-                pods_added, state_to_use, info_to_use, err = self._add_nominated_pods(
+                pods_added, state_to_use, info_to_use, err = self.add_nominated_pods(
                     pod, state, node_info
                 )
                 if err is not None:
@@ -168,19 +168,27 @@ class FilterRunners:
                 return status
         return status
 
-    def _add_nominated_pods(
-        self, pod: Pod, state: CycleState, node_info: NodeInfo
-    ) -> tuple[bool, CycleState, NodeInfo, Status | None]:
+    def nominated_pods_to_add(self, pod: Pod, node_info: NodeInfo) -> list[PodInfo]:
+        """The pods nominated to the node that Filter counts for `pod`: those of equal or
+        higher priority, other than `pod` itself (upstream addGENominatedPods)."""
         if self.nominator is None or node_info.node is None:
-            return False, state, node_info, None
-        # upstream addGENominatedPods clones first; cloning only when some nominated pod
-        # counts gives the same answers (Filter plugins do not write the state), cheaper
+            return []
         priority, uid = pod.priority, pod.metadata.uid
-        counted = [
+        return [
             pi
             for pi in self.nominator.nominated_pods_for_node(node_info.name)
             if pi.pod.priority >= priority and pi.pod.metadata.uid != uid
         ]
+
+    def add_nominated_pods(
+        self, pod: Pod, state: CycleState, node_info: NodeInfo
+    ) -> tuple[bool, CycleState, NodeInfo, Status | None]:
+        """Filter's first pass inputs on the node (upstream addGENominatedPods): whether
+        any nominated pod counts, and a cloned state and NodeInfo with those pods added
+        (AddPod extensions run), or the AddPod extension's error."""
+        # upstream clones first; cloning only when some nominated pod counts gives the
+        # same answers (Filter plugins do not write the state), cheaper
+        counted = self.nominated_pods_to_add(pod, node_info)
         if not counted:
             return False, state, node_info, None
         info_out = node_info.clone()

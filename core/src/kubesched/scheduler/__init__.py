@@ -9,7 +9,8 @@ from kubesched.scheduler._algorithm import (
     StatusError,
     num_feasible_nodes_to_find,
 )
-from kubesched.scheduler._explain import Explanation, NodeExplanation, explain_attempt
+from kubesched.scheduler._explain import Explanation, NodeExplanation
+from kubesched.scheduler._explain_cycle import CycleExplainer
 from kubesched.scheduler._fit_error import NO_NODES_AVAILABLE, Diagnosis, FitError
 from kubesched.scheduler._recorder import ClusterEventRecorder
 from kubesched.scheduler._scheduler import AttemptRecord, Scheduler, SchedulerStats
@@ -20,6 +21,7 @@ __all__ = [
     "NO_NODES_AVAILABLE",
     "AttemptRecord",
     "ClusterEventRecorder",
+    "CycleExplainer",
     "Diagnosis",
     "Explanation",
     "FitError",
@@ -30,6 +32,5 @@ __all__ = [
     "SchedulerStats",
     "SchedulingAlgorithm",
     "StatusError",
-    "explain_attempt",
     "num_feasible_nodes_to_find",
 ]

@@ -44,7 +44,8 @@ from kubesched.scheduler._algorithm import (
     StatusError,
 )
 from kubesched.scheduler._event_handlers import EventHandlers
-from kubesched.scheduler._explain import Explanation, explain_attempt
+from kubesched.scheduler._explain import Explanation
+from kubesched.scheduler._explain_cycle import CycleExplainer
 from kubesched.scheduler._fit_error import Diagnosis, FitError
 from kubesched.scheduler._recorder import ClusterEventRecorder, truncate_message
 
@@ -210,22 +211,16 @@ class Scheduler:
         state = CycleState()
         pods_to_activate: dict[str, Pod] = {}
         state.write(PODS_TO_ACTIVATE_KEY, pods_to_activate)
-        explanation = None
+        explainer = None
         if pod.key in self.explain:
-            self.cache.update_snapshot(self.snapshot)
-            explanation = explain_attempt(
-                fwk, self.snapshot, pod, record.attempts, self.clock.now()
-            )
-            self.explanations[pod.key] = explanation
-            started = time.perf_counter()
-        result, assumed, status, nominating = self._scheduling_cycle(fwk, state, qpi)
+            # taken from this very cycle: its state, snapshot and nominated pods
+            explainer = CycleExplainer(fwk, pod, record.attempts, self.clock.now())
+        result, assumed, status, nominating = self._scheduling_cycle(
+            fwk if explainer is None else explainer.framework, state, qpi
+        )
         self.stats.attempt_latencies.append(time.perf_counter() - started)
-        if explanation is not None:
-            explanation.outcome = (
-                f"assumed on {result.suggested_host}"
-                if result is not None and status.is_success
-                else f"{status.code}: {status.message()}"
-            )
+        if explainer is not None:
+            self.explanations[pod.key] = explainer.finish(result, status)
         if not status.is_success:
             self._handle_failure(fwk, qpi, status, nominating)
             return
