@@ -113,8 +113,10 @@ def _full_node_and_a_spare(grace: int | None) -> list[Any]:
     [
         # upstream: the victims hold n1 for 30 s, so `mid` goes to n3
         ("graceful termination (the default 30 s)", None, "n3", 30.0),
-        # the victims go at once: room is left on n1 beside urgent, and n1 scores higher
-        ("victims with terminationGracePeriodSeconds 0", 0, "n1", 1.0),
+        # the victims go at once: room is left on n1 beside urgent, and n1 scores higher;
+        # urgent, backing off, is retried at once as nothing else is active
+        # (SchedulerPopFromBackoffQ, on in v1.34)
+        ("victims with terminationGracePeriodSeconds 0", 0, "n1", 0.0),
     ],
 )
 def test_a_pod_arriving_while_victims_terminate_does_not_take_their_node(
