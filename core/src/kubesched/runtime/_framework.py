@@ -62,6 +62,20 @@ __all__ = ["Framework", "NodePluginScores", "PodNominator", "ProfileSpec"]
 _P = TypeVar("_P", bound=Plugin)
 
 
+def _with_node_taint_update(events: list[ClusterEventWithHint]) -> list[ClusterEventWithHint]:
+    """A plugin registering Node/Add but not Node/UpdateNodeTaint also gets the latter,
+    always Queue: a node may become usable by losing a taint as well as by being added.
+
+    upstream: scheduler.go buildQueueingHintMap (kubernetes#122292, for issue #109437)."""
+    node_actions = [e.event.action for e in events if e.event.resource == EventResource.Node]
+    if not any(a & ActionType.Add for a in node_actions) or any(
+        a & ActionType.UpdateNodeTaint for a in node_actions
+    ):
+        return events
+    taint_update = ClusterEvent(EventResource.Node, ActionType.UpdateNodeTaint)
+    return [*events, ClusterEventWithHint(taint_update)]
+
+
 @dataclass(frozen=True)
 class ProfileSpec:
     """What the Framework needs of a resolved profile (see kubesched.config.ResolvedProfile)."""
@@ -221,11 +235,12 @@ class Framework(FilterRunners, ScoreRunners):
                     continue
                 if isinstance(p, EnqueueExtensions):
                     try:
-                        result[p.name] = list(p.events_to_register())
+                        events = list(p.events_to_register())
                     except Exception as exc:
                         raise ConfigError(
                             f'plugin "{p.name}" failed to register events: {exc}'
                         ) from exc
+                    result[p.name] = _with_node_taint_update(events)
                 else:
                     result[p.name] = everything
         return result
