@@ -201,6 +201,10 @@ class Scheduler:
         if fwk is None:  # cannot happen for queued pods; upstream logs and drops it
             self.queue.done(pod.metadata.uid)
             return
+        if pod.is_terminating:  # upstream schedule_one.go skipPodSchedule
+            ns = pod.metadata.namespace or "default"
+            message = f"skip schedule deleting pod: {ns}/{pod.metadata.name}"
+            fwk.event_recorder.event(pod, "Warning", "FailedScheduling", "Scheduling", message)
         if pod.is_terminating or self.cache.is_assumed_pod(pod):
             self.queue.done(pod.metadata.uid)
             return
