@@ -25,6 +25,7 @@ under "Differences from kube-scheduler, on purpose" are asserted as kubesched do
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import ClassVar
@@ -38,10 +39,12 @@ from kubesched.framework import (
     BindPlugin,
     ClusterEvent,
     ClusterEventWithHint,
+    Code,
     CycleState,
     EnqueueExtensions,
     EventResource,
     FilterPlugin,
+    NoArgs,
     NodeInfo,
     NodeScore,
     NodeToStatus,
@@ -59,70 +62,56 @@ from kubesched.framework import (
     Status,
     WaitingPod,
 )
-from kubesched.testing import make_node, make_pod
+from kubesched.testing import PluginHarness, Scenario, make_node, make_pod
 
 # -- in-test plugins, one behaviour each ---------------------------------------------------
 
 
-class Unwelcome(PreFilterPlugin):
+class _PreFilterSays(PreFilterPlugin):
+    """PreFilter answers `result` and `status`, whatever the pod."""
+
+    result: ClassVar[PreFilterResult | None] = None
+    status: ClassVar[Status | None] = None
+
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status | None]:
+        return self.result, self.status
+
+
+class Unwelcome(_PreFilterSays):
     name = "Unwelcome"
-
-    def pre_filter(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> tuple[PreFilterResult | None, Status | None]:
-        return None, Status.unschedulable("pod is not welcome")
+    status = Status.unschedulable("pod is not welcome")
 
 
-class AlsoUnwelcome(PreFilterPlugin):
+class AlsoUnwelcome(_PreFilterSays):
     name = "AlsoUnwelcome"
-
-    def pre_filter(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> tuple[PreFilterResult | None, Status | None]:
-        return None, Status.unschedulable("second says no")
+    status = Status.unschedulable("second says no")
 
 
-class Closed(PreFilterPlugin):
+class Closed(_PreFilterSays):
     name = "Closed"
-
-    def pre_filter(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> tuple[PreFilterResult | None, Status | None]:
-        return None, Status.unresolvable("the shop is closed")
+    status = Status.unresolvable("the shop is closed")
 
 
-class _Narrow(PreFilterPlugin):
-    """A PreFilterResult naming `keep`."""
-
-    keep: ClassVar[tuple[str, ...]] = ()
-
-    def pre_filter(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> tuple[PreFilterResult | None, Status | None]:
-        return PreFilterResult.of(self.keep), None
-
-
-class NarrowB(_Narrow):
+class NarrowB(_PreFilterSays):
     name = "NarrowB"
-    keep = ("n1",)
+    result = PreFilterResult.of(["n1"])
 
 
-class NarrowA(_Narrow):
+class NarrowA(_PreFilterSays):
     name = "NarrowA"
-    keep = ("n0",)
+    result = PreFilterResult.of(["n0"])
 
 
-class NarrowToNothing(_Narrow):
+class NarrowToNothing(_PreFilterSays):
     name = "NarrowToNothing"
+    result = PreFilterResult.of([])
 
 
-class BrokenPreFilter(PreFilterPlugin):
+class BrokenPreFilter(_PreFilterSays):
     name = "BrokenPreFilter"
-
-    def pre_filter(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> tuple[PreFilterResult | None, Status | None]:
-        return None, Status.as_error("boom")
+    status = Status.as_error("boom")
 
 
 class RaisingPreFilter(PreFilterPlugin):
@@ -134,18 +123,33 @@ class RaisingPreFilter(PreFilterPlugin):
         raise ValueError("bad input")
 
 
-class BrokenFilter(FilterPlugin):
+class _FilterSays(FilterPlugin):
+    """Filter answers `status` on every node."""
+
+    status: ClassVar[Status | None] = None
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        return self.status
+
+
+class BrokenFilter(_FilterSays):
     name = "BrokenFilter"
-
-    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
-        return Status.as_error("boom")
+    status = Status.as_error("boom")
 
 
-class CpuAndMemory(FilterPlugin):
+class CpuAndMemory(_FilterSays):
     name = "CpuAndMemory"
+    status = Status.unschedulable("Insufficient cpu", "Insufficient memory")
 
-    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
-        return Status.unschedulable("Insufficient cpu", "Insufficient memory")
+
+class Postponed(_FilterSays):
+    name = "Postponed"
+    status = Status.pending("waiting for the device driver")
+
+
+class Verbose(_FilterSays):
+    name = "Verbose"
+    status = Status.unschedulable("x" * 1100)
 
 
 class BrokenPreScore(PreScorePlugin):
@@ -155,25 +159,32 @@ class BrokenPreScore(PreScorePlugin):
         return Status.as_error("boom")
 
 
-class Flat(ScorePlugin):
+class _ScoreSays(ScorePlugin):
+    """Score answers `points` and `status` on every node."""
+
+    points: ClassVar[int] = 0
+    status: ClassVar[Status | None] = None
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        return self.points, self.status
+
+
+class Flat(_ScoreSays):
     name = "Flat"
 
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
-        return 0, None
 
-
-class BrokenScore(ScorePlugin):
+class BrokenScore(_ScoreSays):
     name = "BrokenScore"
-
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
-        return 0, Status.as_error("boom")
+    status = Status.as_error("boom")
 
 
-class BrokenNormalize(ScorePlugin):
+class TooHigh(_ScoreSays):
+    name = "TooHigh"
+    points = 101
+
+
+class BrokenNormalize(_ScoreSays):
     name = "BrokenNormalize"
-
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
-        return 0, None
 
     def normalize_score(
         self, state: CycleState, pod: Pod, scores: list[NodeScore]
@@ -181,55 +192,53 @@ class BrokenNormalize(ScorePlugin):
         return Status.as_error("boom")
 
 
-class TooHigh(ScorePlugin):
-    name = "TooHigh"
+class _ReserveSays(ReservePlugin):
+    """Reserve answers `status`; Unreserve does nothing."""
 
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
-        return 101, None
+    status: ClassVar[Status | None] = None
+
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        return self.status
+
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        return None
 
 
-class FullReservations(ReservePlugin):
+class FullReservations(_ReserveSays):
     name = "FullReservations"
-
-    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
-        return Status.unschedulable("no room in the reservation book")
-
-    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
-        return None
+    status = Status.unschedulable("no room in the reservation book")
 
 
-class BrokenReserve(ReservePlugin):
+class BrokenReserve(_ReserveSays):
     name = "BrokenReserve"
-
-    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
-        return Status.as_error("boom")
-
-    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
-        return None
+    status = Status.as_error("boom")
 
 
-class Refuse(PermitPlugin):
+class _PermitSays(PermitPlugin):
+    """Permit answers `status` with `timeout`."""
+
+    status: ClassVar[Status | None] = None
+    timeout: ClassVar[float] = 0.0
+
+    def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status | None, float]:
+        return self.status, self.timeout
+
+
+class Refuse(_PermitSays):
     name = "Refuse"
-
-    def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status | None, float]:
-        return Status.unschedulable("permit says no"), 0.0
+    status = Status.unschedulable("permit says no")
 
 
-class BrokenPermit(PermitPlugin):
+class BrokenPermit(_PermitSays):
     name = "BrokenPermit"
-
-    def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status | None, float]:
-        return Status.as_error("boom"), 0.0
+    status = Status.as_error("boom")
 
 
-class _Waiter(PermitPlugin):
+class _Waiter(_PermitSays):
     """Holds every pod at Permit for `timeout` seconds."""
 
     name = "Waiter"
-    timeout: ClassVar[float] = 10.0
-
-    def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status | None, float]:
-        return Status.wait(), self.timeout
+    status = Status.wait()
 
 
 class Wait10s(_Waiter):
@@ -301,6 +310,11 @@ class NoVictims(_PostFilter):
 class NothingToEvict(_PostFilter):
     name = "NothingToEvict"
     status = Status.unschedulable("nothing to evict")
+
+
+class Silent(_PostFilter):
+    name = "Silent"
+    status = Status.unschedulable()
 
 
 class BrokenPostFilter(_PostFilter):
@@ -469,6 +483,13 @@ SCHEDULING_CYCLE: dict[str, Row] = {
         UNSCHEDULABLE,
         "0/2 nodes are available: 2 Insufficient cpu. no victims here, nothing to evict",
     ),
+    # types.go: an Unschedulable PostFilter without reasons adds nothing
+    "PostFilter without a message": (
+        [*nodes(2, cpu="1"), _big()],
+        [CpuFit, Silent],
+        UNSCHEDULABLE,
+        "0/2 nodes are available: 2 Insufficient cpu.",
+    ),
     # framework.go: a PostFilter error is the error's text; the pod stays Unschedulable
     "PostFilter error": (
         [*nodes(2, cpu="1"), _big()],
@@ -621,25 +642,11 @@ def test_add_pod_extension_error() -> None:
     assert set(run.events("p")) == {message}
 
 
-class Postponed(FilterPlugin):
-    name = "Postponed"
-
-    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
-        return Status.pending("waiting for the device driver")
-
-
 def test_pending_is_a_rejection() -> None:
     """schedule_one.go handleSchedulingFailure: Pending is rejected (reason Unschedulable)."""
     run = run_scenario([*nodes(2), _big()], [Postponed])
     message = "0/2 nodes are available: 2 waiting for the device driver."
     assert run.condition("p") == ("False", UNSCHEDULABLE, message)
-
-
-class Verbose(FilterPlugin):
-    name = "Verbose"
-
-    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
-        return Status.unschedulable("x" * 1100)
 
 
 def test_event_truncated_condition_not() -> None:
@@ -675,3 +682,15 @@ def test_pod_of_another_scheduler() -> None:
     assert run.condition("p") is None
     assert run.events("p") == []
     assert run.message("p") == 'no profile for schedulerName "other": pod left to another scheduler'
+
+
+def test_permit_wait_status() -> None:
+    """framework.go RunPermitPlugins: the Wait status a waiting pod's cycle ends with."""
+
+    async def permit() -> Status:
+        harness = PluginHarness(Wait10s, NoArgs(), Scenario(nodes(1), [], _big()))
+        return harness.framework.run_permit_plugins(CycleState(), harness.pod, "n0")
+
+    status = asyncio.run(permit())
+    assert status.code is Code.Wait
+    assert status.message() == 'one or more plugins asked to wait and no plugin rejected pod "p"'
