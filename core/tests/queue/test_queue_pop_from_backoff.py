@@ -238,6 +238,23 @@ def test_a_pod_moved_to_backoff_by_an_event_is_popped_at_once() -> None:
     assert q.next_wakeup() == 3.0  # 0.75 + 2 s = 2.75: window [2, 3)
 
 
+def test_a_pod_whose_binding_cycle_failed_is_not_popped_early() -> None:
+    # v1.34 records no rejector for PreBind/Bind failures: such a pod waits in the erring
+    # pods' heap. kubesched keeps a PreBind rejection's plugin (v1.31, README) but not the
+    # early pop, which would retry a pod its PreBind keeps rejecting without end.
+    clock = VirtualClock()
+    q = make_queue(clock)
+    q.add(make_pod("a"))
+    p = q.pop_nowait()
+    assert p is not None
+    q.done(p.uid)  # it passed Permit: no longer in flight
+    fail(q, p, unschedulable=["NodeFit"])  # then PreBind rejected it
+    assert where(q, "a") == "backoff" and p.unschedulable_plugins == {"NodeFit"}
+    assert q.pop_nowait() is None
+    clock.advance(2)  # its 1 s backoff ends with window [1, 2)
+    assert q.pop_nowait() is p
+
+
 def test_an_early_pop_waits_for_the_active_queue() -> None:
     clock = VirtualClock()
     q = make_queue(clock)

@@ -190,15 +190,20 @@ class BackoffQueue:
         return end + ORDERING_WINDOW if self.pop_from_backoff else end
 
     # -- membership -----------------------------------------------------------------------
-    def push(self, pinfo: QueuedPodInfo) -> None:
-        """Add `pinfo` to the heap of its kind (rejected or erring), or re-place it there.
-        A re-placed pod keeps its arrival rank among equals."""
+    def push(self, pinfo: QueuedPodInfo, *, erring: bool = False) -> None:
+        """Add `pinfo` to the heap of its kind (rejected or erring; `erring` forces the
+        latter), or re-place it in the heap it is in. A re-placed pod keeps its arrival
+        rank among equals."""
         # upstream: backoffQueue.add: no rejector plugins means an error
         uid = pinfo.uid
-        old = self._rejected.remove(uid) or self._erring.remove(uid)
+        old_heap = self._rejected if uid in self._rejected.by_uid else self._erring
+        old = old_heap.remove(uid)
         seq = next(self._seq) if old is None else old.seq
         rejected = bool(pinfo.unschedulable_plugins or pinfo.pending_plugins)
-        heap = self._rejected if rejected else self._erring
+        if old is not None:
+            heap = old_heap
+        else:
+            heap = self._rejected if rejected and not erring else self._erring
         heap.push(pinfo, self.backoff_end(pinfo), seq)
 
     def remove(self, uid: str) -> QueuedPodInfo | None:

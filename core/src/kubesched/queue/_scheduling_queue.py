@@ -252,8 +252,12 @@ class SchedulingQueue:
         counts one more error (`consecutive_errors_count`), as upstream v1.34. The events
         seen while the pod was in flight decide where it goes (no rejectors -> backoff; an
         event a rejector's hint accepts -> backoff or active; otherwise the pool). Must be
-        called before `done` for the pod (it calls `done` itself); a pod not in flight goes
-        to backoff. `scheduling_cycle` is the cycle the pod was popped in (kept for the
+        called before `done` for the pod (it calls `done` itself); a pod not in flight (its
+        binding cycle failed after Permit) goes to the erring pods' backoff heap, rejectors
+        or not: v1.34 records none for PreBind and Bind failures, so upstream never pops
+        such a pod early (kubesched keeps the v1.31 rejector of a PreBind rejection, README,
+        but an early pop would retry a pod its PreBind keeps rejecting in a loop that takes
+        no time). `scheduling_cycle` is the cycle the pod was popped in (kept for the
         hint-less legacy rule; unused with hints).
         """
         # upstream: scheduling_queue.go (AddUnschedulableIfNotPresent)
@@ -272,7 +276,8 @@ class SchedulingQueue:
             else:  # no rejector: an unexpected error (a network issue, a plugin error ...)
                 pinfo.consecutive_errors_count += 1
             pinfo.timestamp = self._clock.now()
-            self._requeue(pinfo, self._in_flight_strategy(pinfo), _ATTEMPT_FAILURE)
+            erring = uid not in self._in_flight
+            self._requeue(pinfo, self._in_flight_strategy(pinfo), _ATTEMPT_FAILURE, erring=erring)
         finally:
             self._in_flight.done(uid)
 
@@ -426,17 +431,20 @@ class SchedulingQueue:
             self._requeue(pinfo, strategy, str(event))
         self._in_flight.record(event, old, new)
 
-    def _requeue(self, pinfo: QueuedPodInfo, strategy: QueueingStrategy, label: str) -> None:
-        """Put a pod that is in no queue where `strategy` says."""
+    def _requeue(
+        self, pinfo: QueuedPodInfo, strategy: QueueingStrategy, label: str, *, erring: bool = False
+    ) -> None:
+        """Put a pod that is in no queue where `strategy` says (`erring`: in the erring pods'
+        backoff heap, whatever its rejectors)."""
         # upstream: scheduling_queue.go (requeuePodWithQueueingStrategy)
         if strategy is QueueingStrategy.SKIP:
             self._park(pinfo)
         elif strategy is QueueingStrategy.AFTER_BACKOFF and self._is_backing_off(pinfo):
-            self._move_to_backoff(pinfo)
+            self._move_to_backoff(pinfo, erring=erring)
         else:
             self._move_to_active(pinfo, label)
 
-    def _move_to_backoff(self, pinfo: QueuedPodInfo) -> None:
+    def _move_to_backoff(self, pinfo: QueuedPodInfo, *, erring: bool = False) -> None:
         """Back off; with SchedulerPopFromBackoffQ PreEnqueue runs here (a pod may be popped
         from the backoff queue directly) and a gated pod goes to the pool instead."""
         # upstream: scheduling_queue.go (moveToBackoffQ)
@@ -445,7 +453,7 @@ class SchedulingQueue:
             if pinfo.gated:
                 self._park(pinfo)
                 return
-        self._backoff.push(pinfo)
+        self._backoff.push(pinfo, erring=erring)
         self._notify()
 
     def _park(self, pinfo: QueuedPodInfo) -> None:
