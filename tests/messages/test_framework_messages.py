@@ -8,7 +8,8 @@ kube-scheduler v1.34 (kubernetes/kubernetes):
 - pkg/scheduler/framework/runtime/framework.go: the runners' error wrappings
   (`running PreFilter plugin %q: %w`, `running %q filter plugin: %w`, ...), the PreFilter
   result texts (`node(s) didn't satisfy plugin %v` / `... plugin(s) %v simultaneously`),
-  Permit's wait and `waiting on permit for pod: %w`;
+  Permit's Wait status (`waiting on permit for pod: %w` cannot be reached: a waiting pod
+  is only ever allowed or rejected);
 - pkg/scheduler/framework/runtime/waiting_pods_map.go: `rejected due to timeout after
   waiting %v at plugin %v`;
 - pkg/scheduler/framework/types.go: FitError.Error (`0/%v nodes are available:`, the
@@ -19,8 +20,8 @@ kube-scheduler v1.34 (kubernetes/kubernetes):
   SchedulerError otherwise; the event truncated to 1024 characters, the condition not),
   `Successfully assigned %v/%v to %v`, `skip schedule deleting pod: %v/%v`.
 
-A pod that raises inside a plugin, which Go plugins cannot, and the choices the README lists
-under "Differences from kube-scheduler, on purpose" are asserted as kubesched documents them.
+A plugin that raises (Go plugins cannot) and the choices the README lists under
+"Differences from kube-scheduler, on purpose" are asserted as kubesched documents them.
 """
 
 from __future__ import annotations

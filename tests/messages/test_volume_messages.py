@@ -172,6 +172,18 @@ ROWS: dict[str, tuple[str, str, str]] = {
         "0/2 nodes are available: waiting for ephemeral volume controller to create the "
         'persistentvolumeclaim "p-v0".' + NOT_HELPFUL,
     ),
+    # component-helpers storage/ephemeral VolumeIsForPod
+    "VolumeBinding: ephemeral claim of another owner": (
+        "VolumeBinding",
+        _claim("p-v0", "local")
+        + _pod(
+            "p",
+            "ephemeral: {volumeClaimTemplate: {spec: {accessModes: [ReadWriteOnce], "
+            "storageClassName: local, resources: {requests: {storage: 1Gi}}}}}",
+        ),
+        "0/2 nodes are available: PVC default/p-v0 was not created for pod default/p (pod is "
+        "not owner)." + NOT_HELPFUL,
+    ),
     "VolumeBinding: claim lost": (
         "VolumeBinding",
         _claim("data", meta=BOUND, volumeName="gone", status="status: {phase: Lost}\n")
