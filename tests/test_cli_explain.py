@@ -45,5 +45,26 @@ def test_explain_table(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.M
 
 
 def test_explaining_a_pod_never_attempted(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["simulate", EXAMPLE, "--no-progress", "--explain", "nobody"]) == 0
-    assert "default/nobody was never attempted" in capsys.readouterr().out
+    # `existing` is bound in the manifest: the scheduler never tries it
+    assert main(["simulate", EXAMPLE, "--no-progress", "--explain", "existing"]) == 0
+    assert "default/existing was never attempted" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("output", ["table", "json"])
+def test_explaining_a_pod_not_in_the_input_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], output: str
+) -> None:
+    code = main(["simulate", EXAMPLE, "--no-progress", "-o", output, "--explain", "web-4"])
+    captured = capsys.readouterr()
+
+    assert code == 2
+    assert captured.out == ""
+    assert captured.err == (
+        'error: --explain: no pod "default/web-4" in the input; '
+        "did you mean default/web-1, default/web-2, default/web-3?\n"
+    )
+
+
+def test_explaining_an_unknown_pod_with_nothing_close(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", EXAMPLE, "--no-progress", "--explain", "kube-system/zzz"]) == 2
+    assert capsys.readouterr().err == 'error: --explain: no pod "kube-system/zzz" in the input\n'

@@ -40,6 +40,7 @@ def test_json_lists_the_victim_after_it_is_gone(capsys: pytest.CaptureFixture[st
         "nominatedNode": None,
         "preemptedBy": "default/urgent",
         "preemptedAt": 0.0,
+        "error": None,
     }
     assert (pods["urgent"]["preemptedBy"], pods["urgent"]["preemptedAt"]) == (None, None)
     assert (summary["preempted"], summary["terminating"], summary["pods"]) == (1, 0, 6)

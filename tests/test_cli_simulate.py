@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BASIC = ROOT / "examples" / "basic"
 DATA = Path(__file__).parent / "data"
 
-STATUSES = {"Bound", "Unschedulable", "Waiting", "Pending", "Preempted", "Terminating"}
+STATUSES = {"Bound", "Unschedulable", "Error", "Waiting", "Pending", "Preempted", "Terminating"}
 POD_KEYS = {
     "namespace",
     "name",
@@ -30,12 +30,14 @@ POD_KEYS = {
     "nominatedNode",
     "preemptedBy",
     "preemptedAt",
+    "error",
 }
 NODE_KEYS = {"name", "allocatable", "requested", "pods"}
 SUMMARY_KEYS = {
     "pods",
     "bound",
     "unschedulable",
+    "error",
     "waiting",
     "pending",
     "preempted",
@@ -45,7 +47,7 @@ SUMMARY_KEYS = {
     "seed",
     "attempts",
 }
-SKIPPED_KEYS = {"file", "document", "apiVersion", "kind", "reason"}
+SKIPPED_KEYS = {"apiVersion", "kind", "count", "file", "document", "reason"}
 
 
 @dataclass(frozen=True)
@@ -297,10 +299,11 @@ def test_unregistered_kind_is_skipped_not_fatal(capsys: pytest.CaptureFixture[st
 
     assert data["skipped"] == [
         {
-            "file": str(DATA / "deployment.yaml"),
-            "document": 1,
             "apiVersion": "apps/v1",
             "kind": "Deployment",
+            "count": 1,
+            "file": str(DATA / "deployment.yaml"),
+            "document": 1,
             "reason": 'kind "Deployment" (apps/v1) is not registered by any installed package',
         }
     ]

@@ -71,6 +71,7 @@ def test_basic_example_summary_and_nodes(capsys: pytest.CaptureFixture[str]) -> 
         "pods": 7,
         "bound": 5,
         "unschedulable": 1,
+        "error": 0,
         "waiting": 0,
         "pending": 1,
         "preempted": 0,

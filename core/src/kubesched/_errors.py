@@ -16,6 +16,7 @@ __all__ = [
     "NotFoundError",
     "PluginLoadError",
     "QuantityError",
+    "UnknownPodError",
 ]
 
 
@@ -158,3 +159,21 @@ class NotFoundError(KubeschedError):
 
     def __str__(self) -> str:
         return f'{self.kind} "{self.key}" not found'
+
+
+class UnknownPodError(KubeschedError):
+    """A pod named on the command line (``--explain POD``) that the input does not have.
+
+    ``option`` is the option, ``pod`` the ``namespace/name`` asked for, ``close`` the most
+    similar pods the input has (may be empty).
+    """
+
+    def __init__(self, option: str, pod: str, close: list[str]) -> None:
+        super().__init__(option, pod, close)
+        self.option = option
+        self.pod = pod
+        self.close = close
+
+    def __str__(self) -> str:
+        hint = f"; did you mean {', '.join(self.close)}?" if self.close else ""
+        return f'{self.option}: no pod "{self.pod}" in the input{hint}'

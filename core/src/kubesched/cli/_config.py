@@ -7,7 +7,7 @@ import json
 import click
 import yaml
 
-from kubesched.cli._simulate import left_out_reason
+from kubesched.cli._report import left_out_reason
 from kubesched.config import PluginCatalog, effective_config_dict, load_config, resolve
 from kubesched.runtime import PluginRegistry
 

@@ -15,6 +15,7 @@ from rich.table import Table
 
 from kubesched._errors import ConfigError, KubeschedError, PluginLoadError
 from kubesched._install import extra_hint
+from kubesched.cli._console import fit_table, output_console
 from kubesched.runtime import PluginRegistry
 from kubesched.testing._runner import ConformanceReport, run_conformance
 
@@ -46,10 +47,13 @@ def _read_args(path: str | None) -> dict[str, Any]:
 def render_report(report: ConformanceReport, console: Console, *, details: bool) -> None:
     table = Table(title=f"Conformance of {report.plugin}", title_justify="left")
     for col in ("Point", "Check", "Result", "Detail"):
-        table.add_column(col, overflow="fold")
+        table.add_column(col)
     for c in report.checks:
         style = _STYLE[c.outcome]
-        table.add_row(c.point, c.check, f"[{style}]{c.outcome}[/]", escape(c.detail))
+        table.add_row(
+            escape(c.point), escape(c.check), f"[{style}]{c.outcome}[/]", escape(c.detail)
+        )
+    fit_table(table, console, text={1, 3})
     console.print(table)
     console.print(
         f"{report.count('passed')} passed, {report.count('warning')} warnings, "
@@ -100,7 +104,7 @@ def conformance_command(
     if entry is None:
         installed = ", ".join(sorted(registry.entries)) or "none"
         raise PluginLoadError(name, f"no installed plugin has this name; installed: {installed}")
-    console = Console()
+    console = output_console()
     if entry.error is not None:
         console.print(f"[red]{escape(name)} failed to load:[/] {escape(entry.error)}")
         raise click.exceptions.Exit(1)

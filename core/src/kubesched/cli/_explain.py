@@ -6,7 +6,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from kubesched.scheduler import Explanation
+from kubesched.cli._console import fit_table
+from kubesched.scheduler import Explanation, NodeExplanation
 
 __all__ = ["render_explanation"]
 
@@ -46,6 +47,7 @@ def render_explanation(exp: Explanation, console: Console) -> None:
         ran = [v for v in ne.filters.values() if v != "skipped"]
         mark = "[green]✓[/]" if not failed else "[red]✗[/]"
         filters.add_row(ne.node, f"{mark} {len(ran) - len(failed)}/{len(ran)}", "\n".join(lines))
+    fit_table(filters, console, text={2})
     console.print(filters)
     skipped = sorted({n for ne in exp.nodes for n, v in ne.filters.items() if v == "skipped"})
     if skipped:
@@ -74,4 +76,23 @@ def _render_scores(exp: Explanation, console: Console) -> None:
             for n in scorers
         ]
         scores.add_row(ne.node, *cells, f"[bold]{ne.total}[/]")
-    console.print(scores)
+    # a column per Score plugin is the clearest, when the console has room for their names
+    console.print(scores if fit_table(scores, console) else _scores_by_node(exp, scored, console))
+
+
+def _scores_by_node(exp: Explanation, scored: list[NodeExplanation], console: Console) -> Table:
+    """The Score table for a narrow console: a row per node, its plugins' scores one per
+    line (`Plugin xW: raw → normalized = weighted`), so no plugin name is cut."""
+    table = Table(title="Score (raw → normalized x weight)", title_justify="left")
+    table.add_column("Node")
+    table.add_column("Total", justify="right")
+    table.add_column("Plugin xweight: raw → normalized = weighted")
+    for ne in sorted(scored, key=lambda n: -(n.total or 0)):
+        lines = [
+            f"{escape(n)} x{exp.weights.get(n, 1)}: {ne.raw_scores[n]} → "
+            f"{ne.normalized_scores.get(n, ne.raw_scores[n])} = {ne.weighted_scores.get(n, 0)}"
+            for n in ne.raw_scores
+        ]
+        table.add_row(escape(ne.node), f"[bold]{ne.total}[/]", "\n".join(lines))
+    fit_table(table, console)
+    return table

@@ -6,76 +6,76 @@ import json
 from collections.abc import Sequence
 
 import click
-import importlib_metadata
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
+from kubesched.cli._console import output_console
 from kubesched.cli._explain import render_explanation
 from kubesched.cli._feature_gates import feature_gates_option
-from kubesched.cli._format import bar, format_amount, parse_duration
-from kubesched.simulate import ReportSection, SimulationResult, simulate
+from kubesched.cli._format import parse_duration
+from kubesched.cli._logging import cli_logging, log_level_option
+from kubesched.cli._report import (
+    left_out_notices,
+    left_out_reason,
+    nodes_table,
+    render_result,
+    section_table,
+)
+from kubesched.simulate import SimulationResult, simulate
+from kubesched.simulate._results import POD_OUTCOMES
 
-__all__ = ["nodes_table", "render_result", "section_table", "simulate_command"]
-
-_STATUS_STYLE = {
-    "Bound": "green",
-    "Unschedulable": "red",
-    "Waiting": "yellow",
-    "Pending": "magenta",
-    "Preempted": "blue",
-    "Terminating": "cyan",
-}
+__all__ = [
+    "PhaseProgress",
+    "left_out_reason",
+    "nodes_table",
+    "render_result",
+    "section_table",
+    "simulate_command",
+]
 
 
-def render_result(result: SimulationResult, console: Console) -> None:
-    """Pods, each hook module's report section, nodes and a summary, as tables."""
-    schedulers = {p.scheduler_name for p in result.pods}
-    pods = Table(title="Pods", title_justify="left")
-    pods.add_column("Pod", no_wrap=True)
-    if len(schedulers) > 1:
-        pods.add_column("Scheduler", no_wrap=True)
-    pods.add_column("Node", no_wrap=True)
-    pods.add_column("Status", no_wrap=True)
-    pods.add_column("Message", overflow="fold")
-    for p in result.pods:
-        row = [f"{p.namespace}/{p.name}"]
-        if len(schedulers) > 1:
-            row.append(p.scheduler_name)
-        style = _STATUS_STYLE.get(p.status)
-        status = f"[{style}]{p.status}[/]" if style else escape(p.status)
-        row += [p.node or "-", status, escape(p.message)]
-        pods.add_row(*row)
-    console.print(pods)
-    for section in result.sections:
-        console.print(section_table(section))
+class PhaseProgress:
+    """The progress display of a run: `Loading manifests` (a spinner and the time spent)
+    until the simulation reports its first pods, then `Scheduling` with decided / total
+    pods, the time spent and the time left."""
 
-    console.print(nodes_table(result))
+    def __init__(self, bar: Progress) -> None:
+        self.bar = bar
+        self.loading: TaskID | None = bar.add_task("Loading manifests", total=None)
+        self.scheduling: TaskID | None = None
 
-    s = result.summary
-    console.print(
-        f"[bold]{s['pods']} pods[/]: [green]{s['bound']} bound[/], "
-        f"[red]{s['unschedulable']} unschedulable[/], [yellow]{s['waiting']} waiting[/], "
-        f"[magenta]{s['pending']} pending[/]"
-        + "".join(
-            f", [{_STATUS_STYLE[k]}]{s[k.lower()]} {k.lower()}[/]"
-            for k in ("Preempted", "Terminating")
-            if s[k.lower()]
+    @staticmethod
+    def columns() -> Progress:
+        """An empty rich Progress with this display's columns, on stderr."""
+        return Progress(
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=output_console(stderr=True),
+            transient=True,
         )
-        + f" on {s['nodes']} nodes "
-        f"({s['attempts']} attempts, {s['virtualSeconds']}s virtual time, seed {s['seed']})"
-    )
-    for skipped in result.skipped:
-        console.print(
-            f"[yellow]skipped[/] {skipped['file']} document {skipped['document']}: "
-            f"{skipped['reason']}"
-        )
-    by_reason: dict[str, list[str]] = {}
-    for name, dist in result.left_out:
-        by_reason.setdefault(left_out_reason(dist), []).append(name)
-    for reason, names in by_reason.items():
-        console.print(f"[dim]default plugins left out ({reason}): {', '.join(names)}[/]")
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.scheduling is None:
+            if self.loading is not None:
+                self.bar.remove_task(self.loading)
+                self.loading = None
+            self.scheduling = self.bar.add_task("Scheduling", total=total)
+        self.bar.update(self.scheduling, completed=done, total=total)
 
 
 def _evicted(result: SimulationResult, key: str) -> str:
@@ -90,62 +90,6 @@ def _evicted(result: SimulationResult, key: str) -> str:
         if p.status == "Terminating":
             return f"is Terminating: {p.message}"
     return ""
-
-
-def nodes_table(result: SimulationResult) -> Table:
-    """Requested / allocatable per node, with a bar: CPU and memory, then every extended
-    resource some node offers (GPUs, hugepages ...), and the pod count. Bars shrink as
-    resources are added, so the table keeps to a terminal's width."""
-    extended = sorted(
-        {k for n in result.nodes for k, v in n.allocatable.items() if v} - {"cpu", "memory", "pods"}
-    )
-    width = max(4, 12 - 4 * len(extended))
-    table = Table(title="Nodes", title_justify="left")
-    table.add_column("Node")
-    for name in ("CPU", "Memory", *extended):
-        table.add_column(escape(name), no_wrap=True)
-    table.add_column("Pods")
-    for n in result.nodes:
-        row = [n.name]
-        for resource in ("cpu", "memory", *extended):
-            used, total = n.requested.get(resource, 0), n.allocatable.get(resource, 0)
-            if not total and not used:
-                row.append("-")
-                continue
-            amounts = f"{format_amount(resource, used)}/{format_amount(resource, total)}"
-            row.append(f"{escape(amounts)} {bar(used, total, width)}")
-        row.append(f"{n.pods}/{n.allocatable.get('pods', 0)}")
-        table.add_row(*row)
-    return table
-
-
-def section_table(section: ReportSection) -> Table:
-    """A hook module's report section as a table: cells are plain text; the last column
-    wraps and keeps at least 20 characters, the others do not wrap."""
-    table = Table(
-        title=escape(section.title),
-        title_justify="left",
-        caption=escape(section.caption) if section.caption else None,
-        caption_justify="left",
-    )
-    last = len(section.columns) - 1
-    for i, column in enumerate(section.columns):
-        if i == last:
-            table.add_column(escape(column), overflow="fold", min_width=20)
-        else:
-            table.add_column(escape(column), no_wrap=True)
-    for row in section.rows:
-        table.add_row(*(escape(cell) for cell in row))
-    return table
-
-
-def left_out_reason(distribution: str) -> str:
-    """Why a default plugin is missing: its package is absent, or does not have it yet."""
-    try:
-        version = importlib_metadata.version(distribution)
-    except importlib_metadata.PackageNotFoundError:
-        return f"{distribution} is not installed"
-    return f"not provided by the installed {distribution} {version}"
 
 
 @click.command("simulate")
@@ -182,7 +126,8 @@ def left_out_reason(distribution: str) -> str:
     "--progress/--no-progress",
     default=True,
     show_default=True,
-    help="Show a progress bar on stderr while the simulation runs.",
+    help="Show progress on stderr when it is a terminal: loading manifests, then pods "
+    "scheduled of those to schedule, with the time left.",
 )
 @click.option(
     "--explain",
@@ -190,8 +135,26 @@ def left_out_reason(distribution: str) -> str:
     multiple=True,
     metavar="POD",
     help="Explain POD's last attempt (name or namespace/name): each node's verdict per Filter "
-    "plugin and each Score plugin's raw, normalized and weighted score. Repeatable.",
+    "plugin and each Score plugin's raw, normalized and weighted score, and an Error's "
+    "traceback. POD must be in the input. Repeatable.",
 )
+@click.option(
+    "--only",
+    "only",
+    multiple=True,
+    type=click.Choice(POD_OUTCOMES, case_sensitive=False),
+    metavar="STATUS",
+    help="List only the pods of this status (" + ", ".join(POD_OUTCOMES) + "); the "
+    "summary still counts every pod. Repeatable.",
+)
+@click.option(
+    "--summary",
+    "summary_only",
+    is_flag=True,
+    help="Print only the summary and how many pods are not bound for each reason (JSON: "
+    '{"summary", "reasons", "skipped"}).',
+)
+@log_level_option
 @feature_gates_option
 def simulate_command(
     paths: Sequence[str],
@@ -201,6 +164,9 @@ def simulate_command(
     until: str | None,
     progress: bool,
     explain: Sequence[str],
+    only: Sequence[str],
+    summary_only: bool,
+    log_level: str,
 ) -> None:
     """Load PATHS (manifest files or folders), schedule every pending pod on virtual time
     and report where each one went, or why it could not be placed."""
@@ -210,37 +176,59 @@ def simulate_command(
             until_s = parse_duration(until)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--until") from exc
-    err = Console(stderr=True)
-    if progress and err.is_terminal:
-        with Progress(
-            TextColumn("scheduling"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=err,
-            transient=True,
-        ) as bar_:
-            task = bar_.add_task("pods", total=None)
-
-            def report(done: int, total: int) -> None:
-                bar_.update(task, completed=done, total=total)
-
-            result = simulate(
-                paths, config=config, seed=seed, until=until_s, progress=report, explain=explain
-            )
-    else:
-        result = simulate(paths, config=config, seed=seed, until=until_s, explain=explain)
+    with cli_logging(log_level):
+        if progress and output_console(stderr=True).is_terminal:
+            with PhaseProgress.columns() as bar:
+                result = simulate(
+                    paths,
+                    config=config,
+                    seed=seed,
+                    until=until_s,
+                    progress=PhaseProgress(bar),
+                    explain=explain,
+                )
+        else:
+            result = simulate(paths, config=config, seed=seed, until=until_s, explain=explain)
+    err = output_console(stderr=True)
+    if not result.objects:
+        files = len(result.files)
+        read = f"{files} manifest file{'s' if files != 1 else ''} read"
+        skipped = sum(g["count"] for g in result.skipped)
+        if skipped:
+            read += f", {skipped:,} object{'s' if skipped != 1 else ''} skipped"
+        err.print(
+            f"[yellow]warning:[/] no objects to simulate in {escape(', '.join(paths))} ({read})",
+            highlight=False,
+        )
     if output == "json":
-        click.echo(json.dumps(result.to_json_dict(), indent=2))
+        for notice in left_out_notices(result):
+            err.print(escape(notice), highlight=False)
+        data = result.to_json_dict(only=only, summary_only=summary_only)
+        click.echo(json.dumps(data, indent=2))
+        return
+    console = output_console()
+    render_result(result, console, only=only, summary_only=summary_only)
+    for key in explain:
+        _render_explained(result, key, console)
+
+
+def _render_explained(result: SimulationResult, key: str, console: Console) -> None:
+    """What `--explain POD` prints after the report: what became of an evicted pod, the
+    explanation of its last attempt, and the traceback of an Error's exception."""
+    full = key if "/" in key else f"default/{key}"
+    evicted = _evicted(result, full)
+    if evicted:
+        console.print(f"[bold]{escape(full)}[/] {escape(evicted)}")
+    if full in result.explanations:
+        render_explanation(result.explanations[full], console)
     else:
-        console = Console()
-        render_result(result, console)
-        for key in explain:
-            full = key if "/" in key else f"default/{key}"
-            evicted = _evicted(result, full)
-            if evicted:
-                console.print(f"[bold]{escape(full)}[/] {escape(evicted)}")
-            if full in result.explanations:
-                render_explanation(result.explanations[full], console)
-            else:
-                console.print(f"[yellow]{full} was never attempted: nothing to explain[/]")
+        console.print(f"[yellow]{escape(full)} was never attempted: nothing to explain[/]")
+    namespace, _, name = full.partition("/")
+    try:
+        error = result.pod(name, namespace).error
+    except KeyError:
+        return
+    if error is not None and error.traceback:
+        where = f" in {error.plugin}" if error.plugin else ""
+        console.print(f"[bold red]Traceback of the error{escape(where)}:[/]")
+        console.print(escape(error.traceback.rstrip("\n")), highlight=False)

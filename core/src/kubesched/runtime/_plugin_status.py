@@ -17,4 +17,7 @@ def raised(plugin: Plugin, exc: BaseException) -> Status:
 
 
 def wrap_error(prefix: str, plugin: str, status: Status) -> Status:
-    return Status(Code.Error, error=RuntimeError(f"{prefix}: {status.message()}"), plugin=plugin)
+    error = RuntimeError(f"{prefix}: {status.message()}")
+    # Go's %w: the plugin's own exception (and its traceback) stays reachable for reports
+    error.__cause__ = status.error
+    return Status(Code.Error, error=error, plugin=plugin)

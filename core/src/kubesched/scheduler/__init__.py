@@ -9,6 +9,7 @@ from kubesched.scheduler._algorithm import (
     StatusError,
     num_feasible_nodes_to_find,
 )
+from kubesched.scheduler._attempt_error import AttemptError
 from kubesched.scheduler._explain import Explanation, NodeExplanation
 from kubesched.scheduler._explain_cycle import CycleExplainer
 from kubesched.scheduler._fit_error import NO_NODES_AVAILABLE, Diagnosis, FitError
@@ -19,6 +20,7 @@ __all__ = [
     "MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND",
     "MIN_FEASIBLE_NODES_TO_FIND",
     "NO_NODES_AVAILABLE",
+    "AttemptError",
     "AttemptRecord",
     "ClusterEventRecorder",
     "CycleExplainer",

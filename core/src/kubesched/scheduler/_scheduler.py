@@ -11,6 +11,7 @@ without blocking scheduling). Cluster events are handled between cycles.
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import time
 from collections.abc import Mapping, Sequence
@@ -43,6 +44,7 @@ from kubesched.scheduler._algorithm import (
     SchedulingAlgorithm,
     StatusError,
 )
+from kubesched.scheduler._attempt_error import AttemptError, attempt_error, raised_exception
 from kubesched.scheduler._event_handlers import EventHandlers
 from kubesched.scheduler._explain import Explanation
 from kubesched.scheduler._explain_cycle import CycleExplainer
@@ -50,6 +52,8 @@ from kubesched.scheduler._fit_error import Diagnosis, FitError
 from kubesched.scheduler._recorder import ClusterEventRecorder, truncate_message
 
 __all__ = ["AttemptRecord", "Scheduler", "SchedulerStats"]
+
+_log = logging.getLogger("kubesched.scheduler")
 
 POD_SCHEDULED = "PodScheduled"
 REASON_UNSCHEDULABLE = "Unschedulable"
@@ -71,6 +75,8 @@ class AttemptRecord:
     nominated_node: str = ""
     changes_at_start: int = 0
     """`Scheduler.cluster_changes` when the last attempt began."""
+    error: AttemptError | None = None
+    """Where the last attempt's Error status came from (result "error" only)."""
 
 
 @dataclass
@@ -394,6 +400,19 @@ class Scheduler:
         record.result = "unschedulable" if rejected else "error"
         record.message = message
         record.node = ""
+        record.error = None
+        if not rejected:
+            plugin = fwk.plugins.get(status.plugin) if status.plugin else None
+            record.error = attempt_error(status, plugin, with_traceback=pod.key in self.explain)
+            # upstream logs this at error level (utilruntime.HandleErrorWithContext); the
+            # condition, the Event and simulate's report already carry it, so the log line
+            # (with the traceback) is for debugging
+            _log.debug(
+                'Error scheduling pod; retrying pod="%s" err="%s"',
+                pod.key,
+                message,
+                exc_info=raised_exception(status),
+            )
         if nominating is not None and nominating.mode is NominatingMode.Override:
             record.nominated_node = nominating.nominated_node_name
         msg = truncate_message(message)

@@ -3,18 +3,31 @@
 The JSON form (`SimulationResult.to_json_dict`) is a stable interface for programs:
 
     {"pods": [{"namespace", "name", "schedulerName", "node", "status", "message",
-               "attempts", "nominatedNode", "preemptedBy", "preemptedAt"}],
+               "attempts", "nominatedNode", "preemptedBy", "preemptedAt", "error"}],
      "nodes": [{"name", "allocatable": {...}, "requested": {...}, "pods"}],
-     "summary": {"pods", "bound", "unschedulable", "waiting", "pending", "preempted",
-                 "terminating", "nodes", "virtualSeconds", "seed", "attempts"},
-     "skipped": [{"file", "document", "apiVersion", "kind", "reason"}],
+     "summary": {"pods", "bound", "unschedulable", "error", "waiting", "pending",
+                 "preempted", "terminating", "nodes", "virtualSeconds", "seed", "attempts"},
+     "skipped": [{"apiVersion", "kind", "count", "file", "document", "reason"}],
      "explanations": {"ns/pod": {...}},   (only with --explain)
      "sections": {"<key>": <payload>}}     (only when a hook module contributes one)
 
-`status` is one of Bound, Unschedulable, Waiting, Pending; `node` is null when unplaced;
-`message` carries the reason a pod is not bound (empty when bound); a pod held by scheduling
-gates is Pending with the API server's condition message, `Scheduling is blocked due to
-non-empty scheduling gates`. CPU is in millicores, other resources in base units.
+`status` is one of Bound, Unschedulable, Error, Waiting, Pending, Preempted, Terminating;
+`node` is null when unplaced; `message` carries the reason a pod is not bound (empty when
+bound); a pod held by scheduling gates is Pending with the API server's condition message,
+`Scheduling is blocked due to non-empty scheduling gates`. CPU is in millicores, other
+resources in base units.
+
+`Error` is a pod whose last attempt ended in an Error status rather than a rejection: a
+plugin raised (or returned an Error). Its message is its PodScheduled condition's, reason
+SchedulerError, in upstream's words (`running "X" filter plugin: ...`), and `error` says
+more: `{"plugin", "exception", "location", "traceback"}`, the plugin the status names, the
+exception's type name, the `file:line` in the plugin's code it was raised at, and the
+formatted traceback (only for pods named by --explain, else ""). `error` is null for every
+other pod.
+
+`skipped` has one entry per apiVersion and kind of the objects left out because no installed
+package registers their kind (a cluster dump holds thousands of ConfigMaps): how many
+(`count`), why (`reason`), and the `file` and `document` of the first one.
 
 `sections` holds what installed hook modules report beside the pods (the
 `kubesched_report_sections` hook, `ReportSection`), each payload under its section's key,
@@ -32,15 +45,27 @@ preemption is known). `preemptedBy` and `preemptedAt` are null for every other p
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
-from kubesched.scheduler import Explanation
+from kubesched.scheduler import AttemptError, Explanation
+from kubesched.simulate._manifests import SkippedObject
 from kubesched.simulate._sections import ReportSection
 
-__all__ = ["NodeAllocation", "PodOutcome", "PodResult", "SimulationResult"]
+__all__ = [
+    "POD_OUTCOMES",
+    "NodeAllocation",
+    "PodOutcome",
+    "PodResult",
+    "SimulationResult",
+    "group_skipped",
+]
 
-PodOutcome = Literal["Bound", "Unschedulable", "Waiting", "Pending", "Preempted", "Terminating"]
+PodOutcome = Literal[
+    "Bound", "Unschedulable", "Error", "Waiting", "Pending", "Preempted", "Terminating"
+]
+POD_OUTCOMES: tuple[PodOutcome, ...] = get_args(PodOutcome)
 
 
 @dataclass(frozen=True)
@@ -57,8 +82,11 @@ class PodResult:
     """The preemptor's `namespace/name`, for a pod evicted by preemption."""
     preempted_at: float | None = None
     """Virtual seconds at which it was evicted."""
+    error: AttemptError | None = None
+    """Where the Error status of an `Error` pod's last attempt came from."""
 
     def to_json_dict(self) -> dict[str, Any]:
+        error = self.error
         return {
             "namespace": self.namespace,
             "name": self.name,
@@ -70,6 +98,14 @@ class PodResult:
             "nominatedNode": self.nominated_node,
             "preemptedBy": self.preempted_by,
             "preemptedAt": None if self.preempted_at is None else round(self.preempted_at, 3),
+            "error": None
+            if error is None
+            else {
+                "plugin": error.plugin,
+                "exception": error.exception,
+                "location": error.location,
+                "traceback": error.traceback,
+            },
         }
 
 
@@ -102,6 +138,10 @@ class SimulationResult:
     """Pod key → the explanation of its last attempt (only pods asked for)."""
     sections: list[ReportSection] = field(default_factory=list)
     """What hook modules reported beside the pods (`kubesched_report_sections`), by key."""
+    objects: int = 0
+    """How many objects the manifests held that were loaded (skipped ones not counted)."""
+    files: list[str] = field(default_factory=list)
+    """The manifest files read."""
 
     def count(self, status: PodOutcome) -> int:
         return sum(1 for p in self.pods if p.status == status)
@@ -112,6 +152,7 @@ class SimulationResult:
             "pods": len(self.pods),
             "bound": self.count("Bound"),
             "unschedulable": self.count("Unschedulable"),
+            "error": self.count("Error"),
             "waiting": self.count("Waiting"),
             "pending": self.count("Pending"),
             "preempted": self.count("Preempted"),
@@ -136,9 +177,34 @@ class SimulationResult:
                 return section
         raise KeyError(key)
 
-    def to_json_dict(self) -> dict[str, Any]:
+    def reasons(self) -> list[dict[str, Any]]:
+        """Pods not bound, counted by status and message, most frequent first (then by
+        status and message): `[{"status", "message", "count"}]`."""
+        counts: dict[tuple[PodOutcome, str], int] = {}
+        for p in self.pods:
+            if p.status != "Bound":
+                counts[p.status, p.message] = counts.get((p.status, p.message), 0) + 1
+
+        def order(item: tuple[tuple[PodOutcome, str], int]) -> tuple[int, int, str]:
+            (status, message), n = item
+            return -n, POD_OUTCOMES.index(status), message
+
+        return [
+            {"status": s, "message": m, "count": n}
+            for (s, m), n in sorted(counts.items(), key=order)
+        ]
+
+    def to_json_dict(
+        self, *, only: Collection[str] = (), summary_only: bool = False
+    ) -> dict[str, Any]:
+        """The JSON report. `only` keeps the pods of these statuses (the summary still
+        counts every pod); `summary_only` gives `{"summary", "reasons", "skipped"}`, the
+        summary with `reasons()`, for runs too big to list."""
+        if summary_only:
+            return {"summary": self.summary, "reasons": self.reasons(), "skipped": self.skipped}
+        pods = [p for p in self.pods if not only or p.status in only]
         data: dict[str, Any] = {
-            "pods": [p.to_json_dict() for p in self.pods],
+            "pods": [p.to_json_dict() for p in pods],
             "nodes": [n.to_json_dict() for n in self.nodes],
             "summary": self.summary,
             "skipped": self.skipped,
@@ -148,3 +214,23 @@ class SimulationResult:
         if self.sections:
             data["sections"] = {s.key: s.payload for s in self.sections}
         return data
+
+
+def group_skipped(skipped: Sequence[SkippedObject]) -> list[dict[str, Any]]:
+    """The JSON `skipped` list: one entry per apiVersion and kind, in the order each was
+    first met, with how many objects and the first one's file and document."""
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    for s in skipped:
+        group = groups.get((s.api_version, s.kind))
+        if group is None:
+            groups[s.api_version, s.kind] = {
+                "apiVersion": s.api_version,
+                "kind": s.kind,
+                "count": 1,
+                "file": s.file,
+                "document": s.document,
+                "reason": s.reason,
+            }
+        else:
+            group["count"] += 1
+    return list(groups.values())

@@ -14,12 +14,14 @@ included) until that much virtual time has passed.
 from __future__ import annotations
 
 import asyncio
+import difflib
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import pluggy
 
+from kubesched._errors import UnknownPodError
 from kubesched.api import (
     CPU,
     MEMORY,
@@ -34,16 +36,26 @@ from kubesched.clock import VirtualClock, VirtualTimeLoop
 from kubesched.cluster.memory import MemoryCluster, default_kinds
 from kubesched.config import PluginCatalog, ResolvedConfig, load_config, resolve
 from kubesched.runtime import PluginRegistry, hookimpl, make_plugin_manager
-from kubesched.scheduler import Scheduler
+from kubesched.scheduler import AttemptError, Scheduler
 from kubesched.simulate._manifests import load_manifests
 from kubesched.simulate._preemptions import PodHistory, Preemption, format_seconds
-from kubesched.simulate._results import NodeAllocation, PodOutcome, PodResult, SimulationResult
+from kubesched.simulate._results import (
+    NodeAllocation,
+    PodOutcome,
+    PodResult,
+    SimulationResult,
+    group_skipped,
+)
 from kubesched.simulate._sections import ReportSection, collect_sections
 
 __all__ = ["Progress", "Simulation", "simulate"]
 
 Progress = Callable[[int, int], None]
-"""progress(decided_pods, total_pods), called as pods are bound or found unschedulable."""
+"""progress(decided_pods, total_pods): called once with 0 when every object is in the
+cluster and scheduling starts, then as pods are bound or found unschedulable."""
+
+_SCHEDULER_ERROR = "SchedulerError"
+"""The PodScheduled reason of an attempt that ended in an Error (v1.PodReasonSchedulerError)."""
 
 
 @dataclass
@@ -106,9 +118,16 @@ class Simulation:
         loop = asyncio.get_running_loop()
         for obj in self.objects:
             await self.cluster.create(obj)
-        pods = sum(1 for o in self.objects if isinstance(o, Pod) and not o.spec.node_name)
+        # the pods some profile will try (a pod left to another scheduler is never decided)
+        names = {p.scheduler_name for p in self.config.profiles}
+        pods = sum(
+            1
+            for o in self.objects
+            if isinstance(o, Pod) and not o.spec.node_name and o.spec.scheduler_name in names
+        )
         if self.progress is not None:
             self.pm.register(_Observer(pods, self.progress, set()))
+            self.progress(0, pods)
         for controllers in self.pm.hook.kubesched_cluster_controllers(cluster=self.cluster):
             for c in controllers:
                 self.cluster.add_controller(c)
@@ -267,6 +286,9 @@ class Simulation:
                 status, message = "Pending", gate.message()
                 if pod.spec.scheduling_gates:
                     message = cond.message if cond is not None else SCHEDULING_GATED_MESSAGE
+            elif cond is not None and cond.reason == _SCHEDULER_ERROR:
+                error = record.error if record is not None else None
+                return _pod_record(pod, "Error", None, cond.message, attempts, error=error)
             elif cond is not None and cond.status == "False":
                 status, message = "Unschedulable", cond.message
             else:
@@ -281,6 +303,8 @@ def _pod_record(
     message: str,
     attempts: int,
     preemption: Preemption | None = None,
+    *,
+    error: AttemptError | None = None,
 ) -> PodResult:
     return PodResult(
         namespace=pod.metadata.namespace or "default",
@@ -293,6 +317,7 @@ def _pod_record(
         nominated_node=pod.status.nominated_node_name or None,
         preempted_by=preemption.by if preemption is not None else None,
         preempted_at=preemption.at if preemption is not None else None,
+        error=error,
     )
 
 
@@ -315,6 +340,7 @@ def simulate(
     source = os.fspath(config) if config is not None else None
     resolved = resolve(load_config(config), catalog, source)
     loaded = load_manifests(paths, default_kinds(pm))
+    _check_explained(explain, loaded.objects)
     sim = Simulation(
         loaded.objects,
         resolved,
@@ -326,15 +352,19 @@ def simulate(
         explain=explain,
     )
     result = sim.run()
-    result.skipped = [
-        {
-            "file": s.file,
-            "document": s.document,
-            "apiVersion": s.api_version,
-            "kind": s.kind,
-            "reason": s.reason,
-        }
-        for s in loaded.skipped
-    ]
+    result.skipped = group_skipped(loaded.skipped)
+    result.objects = len(loaded.objects)
+    result.files = list(loaded.files)
     result.left_out = list(resolved.profiles[0].left_out) if resolved.profiles else []
     return result
+
+
+def _check_explained(explain: Sequence[str], objects: Sequence[K8sModel]) -> None:
+    """Every pod `explain` names is in the input (UnknownPodError, with the closest
+    names, before a long run is spent on a typo)."""
+    keys = {o.key for o in objects if isinstance(o, Pod)}
+    for name in explain:
+        key = name if "/" in name else f"default/{name}"
+        if key not in keys:
+            close = sorted(difflib.get_close_matches(key, keys, n=3, cutoff=0.6))
+            raise UnknownPodError("--explain", key, close)

@@ -132,7 +132,9 @@ def run_end_to_end(
 def _lost(status: str, message: str) -> bool:
     if status == "Bound":
         return False
-    if status in ("Unschedulable", "Pending"):
+    # an Error (a plugin failed, its message says which) holds the pod back with a reason,
+    # as Unschedulable does; the point contracts report the plugin's fault
+    if status in ("Unschedulable", "Error", "Pending"):
         return not message or message == _NOT_ATTEMPTED
     if status in ("Preempted", "Terminating"):
         return not message  # evicted for a higher-priority pod: the message says by whom
