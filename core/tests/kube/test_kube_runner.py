@@ -48,7 +48,7 @@ LEASE = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kubesched"
 def make_runner(server: FakeApiServer, identity: str, *, port: int | None = None) -> Runner:
     """A replica with short leader-election times (lease 1 s, renew 0.5 s, retry 0.2 s)."""
     transport = Transport.for_host(server.url, user_agent=f"kubesched-test/{identity}")
-    cluster = KubeCluster(transport, default_kinds(), settings=FAST, reporting_instance=identity)
+    cluster = KubeCluster(transport, default_kinds(), settings=FAST)
     lock = KubeLeaseLock(transport, "kube-system", "kubesched", identity)
     elector = LeaderElector(
         lock, lease_duration=1.0, renew_deadline=0.5, retry_period=0.2, clock=WallClock()
@@ -105,18 +105,19 @@ def test_endpoints_serve_health_readiness_and_upstream_metrics(
             status, text = await fetch(port, "/metrics")
             assert status == 200
             lines = text.splitlines()
+            # integers as client_golang writes them
             assert (
                 'scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"}'
-                " 1.0" in lines
+                " 1" in lines
             )
             assert (
                 'scheduler_schedule_attempts_total{profile="default-scheduler",'
-                'result="unschedulable"} 1.0' in lines
+                'result="unschedulable"} 1' in lines
             )
             assert any(
                 line.startswith("scheduler_scheduling_attempt_duration_seconds_count{")
                 and 'result="scheduled"' in line
-                and line.endswith(" 1.0")
+                and line.endswith(" 1")
                 for line in lines
             )
             assert any(
@@ -333,9 +334,8 @@ def test_the_command_runs_against_a_kubeconfig_and_stops_on_sigterm(tmp_path: Pa
 
 
 def test_metric_names_labels_and_buckets_are_upstreams() -> None:
-    from prometheus_client import generate_latest
-
-    from kubesched.run import SchedulerMetrics, exponential_buckets
+    from kubesched.framework import PodInfo, QueuedPodInfo
+    from kubesched.run import SchedulerMetrics, exponential_buckets, exposition
     from kubesched.testing import make_pod
 
     metrics = SchedulerMetrics()
@@ -344,19 +344,36 @@ def test_metric_names_labels_and_buckets_are_upstreams() -> None:
     metrics.kubesched_attempt_failed(
         pod=pod, profile="prof", code="UnschedulableAndUnresolvable", message="no"
     )
-    metrics.attempt_started(pod)
+    metrics.attempt_started(QueuedPodInfo(PodInfo(pod), attempts=3))
     metrics.kubesched_pod_scheduled(pod=pod, node_name="n1", profile="prof")
-    text = generate_latest(metrics.registry).decode()
+    text = exposition(metrics.registry).decode()
     for result in ("error", "unschedulable", "scheduled"):
-        assert f'scheduler_schedule_attempts_total{{profile="prof",result="{result}"}} 1.0' in text
+        assert f'scheduler_schedule_attempts_total{{profile="prof",result="{result}"}} 1\n' in text
     # only the attempt whose start was seen is timed
     assert (
-        'scheduler_scheduling_attempt_duration_seconds_count{profile="prof",result="scheduled"} 1.0'
+        'scheduler_scheduling_attempt_duration_seconds_count{profile="prof",result="scheduled"} 1\n'
         in text
     )
     assert 'attempt_duration_seconds_count{profile="prof",result="error"}' not in text
-    # metrics.go: ExponentialBuckets(0.001, 2, 15) and (0.0001, 2, 12)
+    # a bound pod's attempts (schedule_one.go: PodSchedulingAttempts.Observe(Attempts))
+    assert "scheduler_pod_scheduling_attempts_sum 3\n" in text
+    # metrics.go's buckets; component-base restclient's latency buckets
+    buckets = {
+        metrics.attempt_duration: exponential_buckets(0.001, 2, 15),
+        metrics.algorithm_duration: exponential_buckets(0.001, 2, 15),
+        metrics.extension_point_duration: exponential_buckets(0.0001, 2, 12),
+        metrics.pod_scheduling_attempts: exponential_buckets(1, 2, 5),
+        metrics.pod_scheduling_sli_duration: exponential_buckets(0.01, 2, 20),
+        metrics.permit_wait_duration: exponential_buckets(0.001, 2, 15),
+        metrics.queueing_hint_duration: exponential_buckets(0.00001, 1.5, 20),
+        metrics.event_handling_duration: exponential_buckets(0.0001, 2, 12),
+        metrics.plugins.duration: exponential_buckets(0.00001, 1.5, 20),
+        metrics.plugins.preemption_victims: exponential_buckets(1, 2, 7),
+        metrics.rest.request_duration: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60],
+        metrics.rest.rate_limiter_duration: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60],
+    }
+    for histogram, bounds in buckets.items():
+        assert histogram._upper_bounds[:-1] == bounds, histogram._name
     assert exponential_buckets(0.001, 2, 15)[-1] == pytest.approx(16.384)
     assert exponential_buckets(0.0001, 2, 12)[-1] == pytest.approx(0.2048)
-    assert metrics.attempt_duration._upper_bounds[:-1] == exponential_buckets(0.001, 2, 15)
-    assert metrics.extension_point_duration._upper_bounds[:-1] == exponential_buckets(0.0001, 2, 12)
+    assert exponential_buckets(1, 2, 7) == [1, 2, 4, 8, 16, 32, 64]

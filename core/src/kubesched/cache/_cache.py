@@ -317,6 +317,10 @@ class SchedulerCache:
         """Pods held, assumed ones and those on removed nodes included."""
         return sum(len(info.pods) for info in self._nodes.values())
 
+    def assumed_pod_count(self) -> int:
+        """Pods assumed and not yet confirmed by an informer event, expired or forgotten."""
+        return len(self._assumed)
+
     def image_state(self, image_name: str) -> ImageStateSummary | None:
         """The image's size and how many nodes hold it now (name normalised), or None."""
         return self._images.get(image_name)

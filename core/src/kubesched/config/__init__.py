@@ -19,6 +19,7 @@ from kubesched.config._defaults import (
 )
 from kubesched.config._effective import effective_config_dict
 from kubesched.config._load import load_config, parse_config
+from kubesched.config._merge import MergedSet, merge_plugins
 from kubesched.config._models import (
     API_VERSION,
     DEFAULT_SCHEDULER_NAME,
@@ -47,6 +48,7 @@ __all__ = [
     "DefaultPlugin",
     "KubeSchedulerConfiguration",
     "LeaderElection",
+    "MergedSet",
     "PluginCatalog",
     "PluginConfig",
     "PluginEntry",
@@ -58,6 +60,7 @@ __all__ = [
     "default_plugins",
     "effective_config_dict",
     "load_config",
+    "merge_plugins",
     "parse_config",
     "parse_duration",
     "resolve",

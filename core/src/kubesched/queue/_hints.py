@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import logging
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -23,6 +24,7 @@ from kubesched.framework import (
     QueuedPodInfo,
     QueueingHint,
 )
+from kubesched.queue._recorder import HINT_ERROR, QueueMetricsRecorder
 
 __all__ = [
     "FORCE_ACTIVATE",
@@ -121,6 +123,8 @@ class HintEvaluator:
         self._interest: dict[ClusterEvent, bool] = {}
         self._interested_plugins: dict[ClusterEvent, frozenset[str]] = {}
         self._matching: dict[tuple[str, str, ClusterEvent], tuple[ClusterEventWithHint, ...]] = {}
+        self.recorder: QueueMetricsRecorder | None = None
+        """Told of every hint call and its duration (set by the queue's metrics)."""
 
     def is_event_of_interest(self, event: ClusterEvent) -> bool:
         """Whether any plugin of any profile registered an event matching `event`."""
@@ -203,8 +207,8 @@ class HintEvaluator:
             self._remember(self._matching, key, regs)
         return regs
 
-    @staticmethod
     def _call_hint(
+        self,
         plugin: str,
         reg: ClusterEventWithHint,
         pinfo: QueuedPodInfo,
@@ -212,8 +216,27 @@ class HintEvaluator:
         old: object,
         new: object,
     ) -> QueueingHint:
+        recorder = self.recorder
+        if recorder is None:
+            return self._run_hint(plugin, reg, pinfo, event, old, new)[0]
+        # upstream: scheduling_queue.go isPodWorthRequeuing (ObserveQueueingHintDurationAsync)
+        started = time.perf_counter()
+        hint, label = self._run_hint(plugin, reg, pinfo, event, old, new)
+        recorder.queueing_hint_ran(plugin, str(event), label, time.perf_counter() - started)
+        return hint
+
+    @staticmethod
+    def _run_hint(
+        plugin: str,
+        reg: ClusterEventWithHint,
+        pinfo: QueuedPodInfo,
+        event: ClusterEvent,
+        old: object,
+        new: object,
+    ) -> tuple[QueueingHint, str]:
+        """The hint's answer, and its label (HINT_ERROR when it raised)."""
         if reg.hint is None:
-            return QueueingHint.Queue
+            return QueueingHint.Queue, QueueingHint.Queue.name
         try:
             answer = reg.hint(pinfo.pod, old, new)
         except Exception:
@@ -224,8 +247,9 @@ class HintEvaluator:
                 pinfo.key,
                 event,
             )
-            return QueueingHint.Queue
-        return QueueingHint.QueueSkip if answer == QueueingHint.QueueSkip else QueueingHint.Queue
+            return QueueingHint.Queue, HINT_ERROR
+        hint = QueueingHint.QueueSkip if answer == QueueingHint.QueueSkip else QueueingHint.Queue
+        return hint, hint.name
 
     @staticmethod
     def _remember(memo: dict[Any, Any], key: Any, value: Any) -> None:

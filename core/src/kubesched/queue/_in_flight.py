@@ -15,6 +15,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from kubesched.framework import ClusterEvent, QueuedPodInfo
+from kubesched.queue._recorder import POD_POPPED, QueueMetricsRecorder
 
 __all__ = ["InFlightPods", "RecordedEvent"]
 
@@ -34,6 +35,8 @@ class InFlightPods:
         self._pods: dict[str, tuple[QueuedPodInfo, int]] = {}
         self._events: deque[RecordedEvent] = deque()
         self._seq = 0
+        self.recorder: QueueMetricsRecorder | None = None
+        """Told how many events of each kind, and pods, are kept (scheduler_inflight_events)."""
 
     def __len__(self) -> int:
         return len(self._pods)
@@ -42,7 +45,8 @@ class InFlightPods:
         return uid in self._pods
 
     def start(self, pinfo: QueuedPodInfo) -> None:
-        self._pods.pop(pinfo.uid, None)
+        if self._pods.pop(pinfo.uid, None) is None:
+            self._changed(POD_POPPED, 1)
         self._pods[pinfo.uid] = (pinfo, self._seq)
 
     def record(self, event: ClusterEvent, old: object, new: object) -> bool:
@@ -52,6 +56,7 @@ class InFlightPods:
             return False
         self._seq += 1
         self._events.append(RecordedEvent(self._seq, event, old, new))
+        self._changed(str(event), 1)
         return True
 
     def events_for(self, uid: str) -> list[RecordedEvent] | None:
@@ -65,13 +70,16 @@ class InFlightPods:
     def done(self, uid: str) -> None:
         if self._pods.pop(uid, None) is None:
             return
-        if not self._pods:
-            self._events.clear()
-            return
-        oldest_start = next(iter(self._pods.values()))[1]
+        self._changed(POD_POPPED, -1)
         events = self._events
+        oldest_start = next(iter(self._pods.values()))[1] if self._pods else self._seq
         while events and events[0].seq <= oldest_start:
-            events.popleft()
+            self._changed(str(events.popleft().event), -1)
 
     def pods(self) -> list[QueuedPodInfo]:
         return [entry[0] for entry in self._pods.values()]
+
+    def _changed(self, label: str, delta: int) -> None:
+        # upstream: active_queue.go metricsRecorder.ObserveInFlightEventsAsync
+        if self.recorder is not None:
+            self.recorder.in_flight_changed(label, delta)

@@ -62,6 +62,7 @@ from kubesched.queue._hints import (
 )
 from kubesched.queue._in_flight import InFlightPods
 from kubesched.queue._nominator import Nominator
+from kubesched.queue._recorder import ACTIVE, BACKOFF, UNSCHEDULABLE, QueueMetricsRecorder
 
 __all__ = ["SchedulingQueue"]
 
@@ -120,6 +121,7 @@ class SchedulingQueue:
         self._in_flight = InFlightPods()
         self._hints = HintEvaluator(profiles)
         self._nominator = Nominator()
+        self._recorder: QueueMetricsRecorder | None = None
         self._cycle = 0
         self._closed = False
         self._waiters: list[asyncio.Future[None]] = []
@@ -351,6 +353,13 @@ class SchedulingQueue:
     def in_flight_pods(self) -> list[QueuedPodInfo]:
         return self._in_flight.pods()
 
+    def set_metrics_recorder(self, recorder: QueueMetricsRecorder | None) -> None:
+        """Report pods entering each queue, QueueingHint calls and the events kept for pods
+        in flight to `recorder`."""
+        self._recorder = recorder
+        self._hints.recorder = recorder
+        self._in_flight.recorder = recorder
+
     def __len__(self) -> int:
         return len(self._active) + len(self._backoff) + len(self._pool)
 
@@ -438,27 +447,38 @@ class SchedulingQueue:
         backoff heap, whatever its rejectors)."""
         # upstream: scheduling_queue.go (requeuePodWithQueueingStrategy)
         if strategy is QueueingStrategy.SKIP:
-            self._park(pinfo)
+            self._park(pinfo, label)
         elif strategy is QueueingStrategy.AFTER_BACKOFF and self._is_backing_off(pinfo):
-            self._move_to_backoff(pinfo, erring=erring)
+            self._move_to_backoff(pinfo, label, erring=erring)
         else:
             self._move_to_active(pinfo, label)
 
-    def _move_to_backoff(self, pinfo: QueuedPodInfo, *, erring: bool = False) -> None:
+    def _move_to_backoff(
+        self, pinfo: QueuedPodInfo, label: str = "", *, erring: bool = False
+    ) -> None:
         """Back off; with SchedulerPopFromBackoffQ PreEnqueue runs here (a pod may be popped
         from the backoff queue directly) and a gated pod goes to the pool instead."""
         # upstream: scheduling_queue.go (moveToBackoffQ)
         if self._pop_from_backoff:
             self._run_pre_enqueue(pinfo)
             if pinfo.gated:
-                self._park(pinfo)
+                self._park(pinfo, label)
                 return
         self._backoff.push(pinfo, erring=erring)
         self._notify()
+        self._incoming(BACKOFF, label, pinfo)
 
-    def _park(self, pinfo: QueuedPodInfo) -> None:
+    def _park(self, pinfo: QueuedPodInfo, label: str = "") -> None:
+        """Into the unschedulable pool; `label` is the event that sends it there (none for a
+        pod that only goes back where it was)."""
         if self._pool.add(pinfo, self._clock.now() + self._max_in_unschedulable):
             self._notify()
+            self._incoming(UNSCHEDULABLE, label, pinfo)
+
+    def _incoming(self, queue: str, label: str, pinfo: QueuedPodInfo) -> None:
+        # upstream: metrics.SchedulerQueueIncomingPods.WithLabelValues(queue, event).Inc()
+        if self._recorder is not None and label:
+            self._recorder.pod_incoming(queue, label, pinfo)
 
     def _move_to_active(self, pinfo: QueuedPodInfo, label: str) -> bool:
         """Run PreEnqueue; passing pods go to the active queue, gated ones to the pool."""
@@ -469,7 +489,7 @@ class SchedulingQueue:
         uid = pinfo.uid
         if pinfo.gated:
             if uid not in self._active and uid not in self._backoff:
-                self._park(pinfo)
+                self._park(pinfo, label)
             return False
         if pinfo.initial_attempt_timestamp is None:
             pinfo.initial_attempt_timestamp = self._clock.now()
@@ -477,6 +497,7 @@ class SchedulingQueue:
         self._backoff.remove(uid)
         self._active.push(pinfo)
         self._notify()
+        self._incoming(ACTIVE, label, pinfo)
         if label in (_POD_ADD, _POD_UPDATE):
             self._nominator.add_nominated_pod(pinfo.pod_info, None)
         return True

@@ -1,14 +1,27 @@
-"""Scheduler metrics under upstream's names, labels and buckets (pkg/scheduler/metrics).
+"""Scheduler metrics under upstream's names, HELP texts (with component-base's stability
+prefix), labels and buckets (pkg/scheduler/metrics/metrics.go, v1.34), each recorded where
+upstream records it:
 
-- `scheduler_schedule_attempts_total{result,profile}` and
-  `scheduler_scheduling_attempt_duration_seconds{result,profile}`: from the program hooks
+- schedule_one.go: `scheduler_schedule_attempts_total{result,profile}` and
+  `scheduler_scheduling_attempt_duration_seconds{result,profile}` (from the hooks
   `kubesched_pod_scheduled` / `kubesched_attempt_failed`, timed from the start of the
-  scheduling cycle (binding included for `scheduled`, as upstream).
-- `scheduler_framework_extension_point_duration_seconds{extension_point,status,profile}`:
-  every extension point run once per cycle (PreFilter, PostFilter, PreScore, Score,
-  Reserve, Unreserve, Permit, PreBind, Bind, PostBind). Filter runs once per node and is not
-  timed, as upstream does not time it at this level either.
-- `scheduler_pending_pods{queue}`: read from the queue when scraped.
+  scheduling cycle, binding included for `scheduled`);
+  `scheduler_scheduling_algorithm_duration_seconds` (cycle start to a successful node
+  search); `scheduler_pod_scheduling_attempts` and
+  `scheduler_pod_scheduling_sli_duration_seconds{attempts}` (a bound pod's attempts, and the
+  time since it first entered the active queue);
+- framework.go: `scheduler_framework_extension_point_duration_seconds{extension_point,
+  status,profile}` for every extension point run once per cycle (Filter runs once per node
+  and is not timed at this level, as upstream), `scheduler_permit_wait_duration_seconds
+  {result}`, and the per-plugin metrics of `_metrics_plugins`;
+- scheduling_queue.go: `scheduler_queue_incoming_pods_total{queue,event}` and
+  `scheduler_queueing_hint_execution_duration_seconds{plugin,event,hint}`,
+  `scheduler_inflight_events{event}` (the queue's `QueueMetricsRecorder` is this object),
+  and the gauges of `_metrics_collectors`;
+- eventhandlers.go: `scheduler_event_handling_duration_seconds{event}` around each informer
+  handler, labelled as upstream's handlers are (NodeAdd, AssignedPodUpdate,
+  UnscheduledPodDelete, PersistentVolumeClaimAdd ...);
+- client-go and client_golang: `_metrics_client_go`.
 
 Each SchedulerMetrics has its own CollectorRegistry, never prometheus_client's global one.
 """
@@ -18,23 +31,42 @@ from __future__ import annotations
 import functools
 import inspect
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Final
 
-from prometheus_client import CollectorRegistry, Counter, Histogram
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
-from kubesched.api import Pod
-from kubesched.framework import Status
+from kubesched.clock import Clock
+from kubesched.cluster import WatchEvent
+from kubesched.framework import CycleState, EventResource, QueuedPodInfo, Status
 from kubesched.queue import SchedulingQueue
+from kubesched.run._leader import LeaderElector
+from kubesched.run._metrics_client_go import LeaderMetrics, RestClientMetrics, register_process
+from kubesched.run._metrics_collectors import (
+    CacheSize,
+    PendingPods,
+    PluginEvaluations,
+    UnschedulablePods,
+    alpha,
+    beta,
+    stable,
+)
+from kubesched.run._metrics_plugins import PluginMetrics, status_label
 from kubesched.runtime import Framework, hookimpl
+from kubesched.scheduler import Scheduler
 
 __all__ = ["EXTENSION_POINT_METHODS", "SchedulerMetrics", "exponential_buckets"]
 
 
 def exponential_buckets(start: float, factor: float, count: int) -> list[float]:
-    """Go's prometheus.ExponentialBuckets (prometheus_client has no helper)."""
-    return [start * factor**i for i in range(count)]
+    """Go's prometheus.ExponentialBuckets (prometheus_client has no helper), multiplying
+    step by step as it does, so the bounds are the same floats (1.5000000000000002e-05)."""
+    buckets = []
+    for _ in range(count):
+        buckets.append(start)
+        start *= factor
+    return buckets
 
 
 EXTENSION_POINT_METHODS: Final[dict[str, str]] = {
@@ -52,117 +84,305 @@ EXTENSION_POINT_METHODS: Final[dict[str, str]] = {
 """The Framework runners timed, and the extension_point label each gets."""
 
 _MAX_STARTS: Final = 100_000
+_ATTEMPTS_CAP: Final = 15
+"""schedule_one.go getAttemptsLabel: attempts from 15 on share the label "15+"."""
+
+_ACTIONS: Final = {"ADDED": "Add", "MODIFIED": "Update", "DELETED": "Delete"}
 
 
-def _status_label(result: Any) -> str:
-    # runners return a Status, a tuple holding one, or None (Unreserve, PostBind)
-    if isinstance(result, Status):
-        return str(result.code)
-    if isinstance(result, tuple):
-        for item in result:
-            if isinstance(item, Status):
-                return str(item.code)
-    return "Success"
-
-
-class _PendingPods:
-    """`scheduler_pending_pods{queue}` computed from the queue at scrape time."""
-
-    def __init__(self, queue: SchedulingQueue) -> None:
-        self._queue = queue
-
-    def describe(self) -> list[Metric]:
-        return [self._family()]
-
-    def _family(self) -> GaugeMetricFamily:
-        return GaugeMetricFamily(
-            "scheduler_pending_pods",
-            "Number of pending pods, by the queue type. 'active' means number of pods in "
-            "activeQ; 'backoff' means number of pods in backoffQ; 'unschedulable' means number "
-            "of pods in unschedulablePods that the scheduler attempted to schedule and failed; "
-            "'gated' is the number of unschedulable pods that the scheduler never attempted to "
-            "schedule because they are gated.",
-            labels=["queue"],
-        )
-
-    def collect(self) -> Iterator[Metric]:
-        family = self._family()
-        pending = self._queue.pending_pods()
-        pool = pending["unschedulable"]
-        gated = sum(1 for p in pool if p.gated)
-        family.add_metric(["active"], len(pending["active"]))
-        family.add_metric(["backoff"], len(pending["backoff"]))
-        family.add_metric(["unschedulable"], len(pool) - gated)
-        family.add_metric(["gated"], gated)
-        yield family
+@dataclass(frozen=True, slots=True)
+class _Attempt:
+    started: float
+    attempts: int
+    initial: float | None
 
 
 class SchedulerMetrics:
     """The metrics of one scheduler; register it with the plugin manager for the hooks."""
 
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
-        self.registry = registry if registry is not None else CollectorRegistry()
-        self.schedule_attempts = Counter(
+        self.registry = registry = registry if registry is not None else CollectorRegistry()
+        counter = functools.partial(Counter, registry=registry)
+        histogram = functools.partial(Histogram, registry=registry)
+        self.schedule_attempts = counter(
             "scheduler_schedule_attempts",
-            "Number of attempts to schedule pods, by the result. 'unschedulable' means a pod "
-            "could not be scheduled, while 'error' means an internal scheduler problem.",
+            stable(
+                "Number of attempts to schedule pods, by the result. 'unschedulable' means a "
+                "pod could not be scheduled, while 'error' means an internal scheduler problem."
+            ),
             ["result", "profile"],
-            registry=self.registry,
         )
-        self.attempt_duration = Histogram(
+        self.attempt_duration = histogram(
             "scheduler_scheduling_attempt_duration_seconds",
-            "Scheduling attempt latency in seconds (scheduling algorithm + binding)",
+            stable("Scheduling attempt latency in seconds (scheduling algorithm + binding)"),
             ["result", "profile"],
             buckets=exponential_buckets(0.001, 2, 15),
-            registry=self.registry,
         )
-        self.extension_point_duration = Histogram(
+        self.algorithm_duration = histogram(
+            "scheduler_scheduling_algorithm_duration_seconds",
+            alpha("Scheduling algorithm latency in seconds"),
+            buckets=exponential_buckets(0.001, 2, 15),
+        )
+        self.pod_scheduling_attempts = histogram(
+            "scheduler_pod_scheduling_attempts",
+            stable("Number of attempts to successfully schedule a pod."),
+            buckets=exponential_buckets(1, 2, 5),
+        )
+        self.pod_scheduling_sli_duration = histogram(
+            "scheduler_pod_scheduling_sli_duration_seconds",
+            beta(
+                "E2e latency for a pod being scheduled, from the time the pod enters the "
+                "scheduling queue and might involve multiple scheduling attempts."
+            ),
+            ["attempts"],
+            buckets=exponential_buckets(0.01, 2, 20),
+        )
+        self.extension_point_duration = histogram(
             "scheduler_framework_extension_point_duration_seconds",
-            "Latency for running all plugins of a specific extension point.",
+            stable("Latency for running all plugins of a specific extension point."),
             ["extension_point", "status", "profile"],
             buckets=exponential_buckets(0.0001, 2, 12),
-            registry=self.registry,
         )
-        self._starts: dict[str, float] = {}
-        self._pending: _PendingPods | None = None
+        self.permit_wait_duration = histogram(
+            "scheduler_permit_wait_duration_seconds",
+            alpha("Duration of waiting on permit."),
+            ["result"],
+            buckets=exponential_buckets(0.001, 2, 15),
+        )
+        self.queue_incoming = counter(
+            "scheduler_queue_incoming_pods",
+            stable("Number of pods added to scheduling queues by event and queue type."),
+            ["queue", "event"],
+        )
+        self.queueing_hint_duration = histogram(
+            "scheduler_queueing_hint_execution_duration_seconds",
+            alpha("Duration for running a queueing hint function of a plugin."),
+            ["plugin", "event", "hint"],
+            buckets=exponential_buckets(0.00001, 1.5, 20),
+        )
+        self.inflight_events = Gauge(
+            "scheduler_inflight_events",
+            alpha("Number of events currently tracked in the scheduling queue."),
+            ["event"],
+            registry=registry,
+        )
+        self.event_handling_duration = histogram(
+            "scheduler_event_handling_duration_seconds",
+            alpha("Event handling latency in seconds."),
+            ["event"],
+            buckets=exponential_buckets(0.0001, 2, 12),
+        )
+        self.plugins = PluginMetrics(
+            histogram(
+                "scheduler_plugin_execution_duration_seconds",
+                alpha("Duration for running a plugin at a specific extension point."),
+                ["plugin", "extension_point", "status"],
+                buckets=exponential_buckets(0.00001, 1.5, 20),
+            ),
+            counter(
+                "scheduler_preemption_attempts",
+                stable("Total preemption attempts in the cluster till now"),
+            ),
+            histogram(
+                "scheduler_preemption_victims",
+                stable("Number of selected preemption victims"),
+                buckets=exponential_buckets(1, 2, 7),
+            ),
+        )
+        registry.register(PluginEvaluations(lambda: self.plugins.evaluations))
+        self.rest = RestClientMetrics(registry)
+        """Give it to `Transport.observe_requests` for the rest_client metrics."""
+        self.leader = LeaderMetrics(registry)
+        register_process(registry)
+        self._attempts: dict[str, _Attempt] = {}
+        self._queue: SchedulingQueue | None = None
+        self._unschedulable: UnschedulablePods | None = None
+        self._clock: Clock | None = None
 
     # -- wiring -------------------------------------------------------------------------
+    def instrument_scheduler(self, sched: Scheduler) -> None:
+        """Everything of `sched`: its queue, cache, profiles, node search and informer
+        handlers (call before `start_watching`)."""
+        self._clock = sched.clock
+        self.watch_queue(sched.queue)
+        self.registry.register(CacheSize(sched.cache))
+        for fwk in sched.profiles.values():
+            self.instrument(fwk)
+        self._time_algorithm(sched)
+        self._time_handlers(sched)
+
     def watch_queue(self, queue: SchedulingQueue) -> None:
-        """Report `scheduler_pending_pods` from this queue."""
-        if self._pending is None:
-            self._pending = _PendingPods(queue)
-            self.registry.register(self._pending)
+        """The queue's gauges, and its incoming pods and hint calls."""
+        if self._queue is None:
+            self._queue = queue
+            self._unschedulable = UnschedulablePods(queue)
+            self.registry.register(PendingPods(queue))
+            self.registry.register(self._unschedulable)
+            queue.set_metrics_recorder(self)
+
+    def watch_leader(self, elector: LeaderElector) -> None:
+        """`leader_election_master_status{name="kube-scheduler"}` of `elector`."""
+        self.leader.watch(elector)
 
     def instrument(self, fwk: Framework) -> None:
-        """Time the framework's once-per-cycle runners (instance attributes wrap them)."""
+        """Time the framework's once-per-cycle runners and wrap its plugins (instance
+        attributes wrap them)."""
         profile = fwk.profile_name
         histogram = self.extension_point_duration
         for method, point in EXTENSION_POINT_METHODS.items():
             original = getattr(fwk, method)
             setattr(fwk, method, _timed(original, histogram, point, profile))
+        timed_pre_filter = fwk.run_pre_filter_plugins
+        plugins = self.plugins
 
-    def attempt_started(self, pod: Pod) -> None:
-        """A scheduling cycle for `pod` begins (called by the instrumented Scheduler)."""
-        starts = self._starts
-        if len(starts) >= _MAX_STARTS:  # pods that vanished mid-attempt: drop the oldest
-            for uid in list(starts)[: _MAX_STARTS // 10]:
-                del starts[uid]
-        starts[pod.metadata.uid] = time.perf_counter()
+        @functools.wraps(timed_pre_filter)
+        def run_pre_filter_plugins(state: CycleState, *args: Any) -> Any:
+            plugins.sample(state)  # PreFilter starts every node search
+            return timed_pre_filter(state, *args)
 
-    def _observe(self, pod: Pod, result: str, profile: str) -> None:
+        setattr(fwk, "run_pre_filter_plugins", run_pre_filter_plugins)  # noqa: B010
+        self._time_permit_wait(fwk)
+        plugins.instrument(fwk)
+
+    def attempt_started(self, qpi: QueuedPodInfo) -> None:
+        """A scheduling cycle for `qpi` begins (called by the instrumented Scheduler)."""
+        attempts = self._attempts
+        if len(attempts) >= _MAX_STARTS:  # pods that vanished mid-attempt: drop the oldest
+            for uid in list(attempts)[: _MAX_STARTS // 10]:
+                del attempts[uid]
+        attempts[qpi.uid] = _Attempt(
+            time.perf_counter(), qpi.attempts, qpi.initial_attempt_timestamp
+        )
+
+    # -- recording ----------------------------------------------------------------------
+    def _observe(self, uid: str, result: str, profile: str) -> _Attempt | None:
         self.schedule_attempts.labels(result, profile).inc()
-        started = self._starts.pop(pod.metadata.uid, None)
-        if started is not None:
-            self.attempt_duration.labels(result, profile).observe(time.perf_counter() - started)
+        attempt = self._attempts.pop(uid, None)
+        if attempt is not None:
+            elapsed = time.perf_counter() - attempt.started
+            self.attempt_duration.labels(result, profile).observe(elapsed)
+        return attempt
+
+    def _time_algorithm(self, sched: Scheduler) -> None:
+        schedule_pod = sched.algorithm.schedule_pod
+        attempts, histogram = self._attempts, self.algorithm_duration
+
+        @functools.wraps(schedule_pod)
+        def timed(fwk: Framework, state: CycleState, pod: Any) -> Any:
+            result = schedule_pod(fwk, state, pod)  # a failure raises: not observed
+            attempt = attempts.get(pod.metadata.uid)
+            if attempt is not None:
+                histogram.observe(time.perf_counter() - attempt.started)
+            return result
+
+        setattr(sched.algorithm, "schedule_pod", timed)  # noqa: B010
+
+    def _time_permit_wait(self, fwk: Framework) -> None:
+        wait_on_permit = fwk.wait_on_permit
+        histogram = self.permit_wait_duration
+
+        @functools.wraps(wait_on_permit)
+        async def timed(pod: Any) -> Status:
+            if fwk.get_waiting_pod(pod.metadata.uid) is None:
+                return await wait_on_permit(pod)
+            started = time.perf_counter()
+            status = await wait_on_permit(pod)
+            histogram.labels(str(status.code)).observe(time.perf_counter() - started)
+            return status
+
+        setattr(fwk, "wait_on_permit", timed)  # noqa: B010
+
+    def _time_handlers(self, sched: Scheduler) -> None:
+        handlers = sched.handlers
+        # upstream adds handlers only for the kinds some plugin registered events for
+        # (eventhandlers.go addAllEventHandlers, unionedGVKs; "*" meaning all of them)
+        registered = {
+            reg.event.resource
+            for fwk in sched.profiles.values()
+            for regs in fwk.events_to_register().values()
+            for reg in regs
+        }
+        every_kind = EventResource.Wildcard in registered
+
+        def responsible(pod: Any) -> bool:
+            return pod.spec.scheduler_name in sched.profiles
+
+        def other(ev: WatchEvent) -> str | None:
+            handled = every_kind or ev.kind in registered
+            return f"{ev.kind}{_ACTIONS[ev.type]}" if handled else None
+
+        for method, label in (
+            ("on_node", lambda ev: f"Node{_ACTIONS[ev.type]}"),
+            ("on_pod", lambda ev: _pod_event_label(ev, responsible)),
+            ("on_other", other),
+        ):
+            setattr(handlers, method, self._timed_handler(getattr(handlers, method), label))
+
+    def _timed_handler(
+        self, handle: Callable[[WatchEvent], None], label: Callable[[WatchEvent], str | None]
+    ) -> Callable[[WatchEvent], None]:
+        histogram = self.event_handling_duration
+
+        @functools.wraps(handle)
+        def timed(ev: WatchEvent) -> None:
+            started = time.perf_counter()
+            try:
+                handle(ev)
+            finally:
+                event = label(ev)
+                if event is not None:
+                    histogram.labels(event).observe(time.perf_counter() - started)
+
+        return timed
+
+    # -- the queue's QueueMetricsRecorder -----------------------------------------------
+    def pod_incoming(self, queue: str, event: str, pinfo: QueuedPodInfo) -> None:
+        self.queue_incoming.labels(queue, event).inc()
+        if self._unschedulable is not None:
+            self._unschedulable.note(pinfo)
+
+    def queueing_hint_ran(self, plugin: str, event: str, hint: str, seconds: float) -> None:
+        self.queueing_hint_duration.labels(plugin, event, hint).observe(seconds)
+
+    def in_flight_changed(self, event: str, delta: int) -> None:
+        self.inflight_events.labels(event).inc(delta)
 
     # -- hooks (kubesched.runtime hookspecs) ---------------------------------------------
     @hookimpl
-    def kubesched_pod_scheduled(self, pod: Pod, node_name: str, profile: str) -> None:
-        self._observe(pod, "scheduled", profile)
+    def kubesched_pod_scheduled(self, pod: Any, node_name: str, profile: str) -> None:
+        attempt = self._observe(pod.metadata.uid, "scheduled", profile)
+        if attempt is None:
+            return
+        self.pod_scheduling_attempts.observe(attempt.attempts)
+        if attempt.initial is not None and self._clock is not None:
+            n = attempt.attempts
+            label = f"{_ATTEMPTS_CAP}+" if n >= _ATTEMPTS_CAP else str(n)
+            since = max(0.0, self._clock.now() - attempt.initial)
+            self.pod_scheduling_sli_duration.labels(label).observe(since)
 
     @hookimpl
-    def kubesched_attempt_failed(self, pod: Pod, profile: str, code: str, message: str) -> None:
-        self._observe(pod, "error" if code == "Error" else "unschedulable", profile)
+    def kubesched_attempt_failed(self, pod: Any, profile: str, code: str, message: str) -> None:
+        self._observe(pod.metadata.uid, "error" if code == "Error" else "unschedulable", profile)
+
+
+def _pod_event_label(ev: WatchEvent, responsible: Callable[[Any], bool]) -> str | None:
+    """The upstream handler a pod's watch event goes to: the cache's for assigned pods, the
+    queue's for unassigned pods of our profiles (none for other schedulers' pods); a pod
+    that turns terminal leaves the informer, as a deletion."""
+    pod, old = ev.obj, ev.old
+    if ev.type == "DELETED" or (ev.type == "MODIFIED" and pod.is_terminal):
+        gone = old if ev.type == "MODIFIED" else pod
+        if gone.spec.node_name:
+            return "AssignedPodDelete"
+        return "UnscheduledPodDelete" if responsible(gone) else None
+    if ev.type == "ADDED" and pod.is_terminal:
+        return None
+    if pod.spec.node_name:
+        was_assigned = ev.type == "MODIFIED" and bool(old.spec.node_name)
+        return "AssignedPodUpdate" if was_assigned else "AssignedPodAdd"
+    if not responsible(pod):
+        return None
+    return "UnscheduledPodAdd" if ev.type == "ADDED" else "UnscheduledPodUpdate"
 
 
 def _timed(
@@ -171,7 +391,7 @@ def _timed(
     children: dict[str, Any] = {}  # one histogram child per status, looked up once
 
     def observe(result: Any, elapsed: float) -> None:
-        status = _status_label(result)
+        status = status_label(result)
         child = children.get(status)
         if child is None:
             child = children[status] = histogram.labels(point, status, profile)

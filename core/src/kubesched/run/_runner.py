@@ -41,6 +41,7 @@ from kubesched.config import (
     resolve,
 )
 from kubesched.framework import Plugin, QueuedPodInfo, WaitingPod
+from kubesched.run._configz import CONFIGZ_NAME, componentconfig
 from kubesched.run._leader import LeaderElector
 from kubesched.run._metrics import SchedulerMetrics
 from kubesched.run._server import Check, EndpointServer
@@ -89,12 +90,10 @@ class InstrumentedScheduler(Scheduler):
     def __init__(self, *args: Any, metrics: SchedulerMetrics, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.metrics = metrics
-        metrics.watch_queue(self.queue)
-        for fwk in self.profiles.values():
-            metrics.instrument(fwk)
+        metrics.instrument_scheduler(self)
 
     def schedule_one(self, qpi: QueuedPodInfo) -> None:
-        self.metrics.attempt_started(qpi.pod)
+        self.metrics.attempt_started(qpi)
         super().schedule_one(qpi)
 
     def reject_waiting_pods(self, message: str) -> int:
@@ -137,6 +136,8 @@ class Runner:
         self.metrics = SchedulerMetrics()
         self.hooks = hooks if hooks is not None else make_plugin_manager(load_entrypoints=False)
         self.hooks.register(self.metrics)
+        if elector is not None:
+            self.metrics.watch_leader(elector)
         self.scheduler = InstrumentedScheduler(
             cluster,
             config,
@@ -165,6 +166,7 @@ class Runner:
                     "shutdown": self._not_shutting_down,
                     "informers": self._informers_connected,
                 },
+                configz=lambda: {CONFIGZ_NAME: componentconfig(config)},
             )
         self._shutdown = asyncio.Event()
         self._force = asyncio.Event()
@@ -194,6 +196,8 @@ class Runner:
         """Run until shut down (0) or until the Lease is lost or the loop fails (1)."""
         loop = asyncio.get_running_loop()
         installed = _install_signals(loop, self.request_shutdown)
+        # every client's requests, from this task and those it starts (rest_client_*)
+        Transport.observe_requests(self.metrics.rest)
         try:
             if self.server is not None:
                 port = await self.server.start()

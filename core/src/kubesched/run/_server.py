@@ -14,16 +14,22 @@ before exposing it beyond the pod.
   check, `?exclude=<name>` leaves one out, as upstream
   (staging/src/k8s.io/apiserver/pkg/server/healthz/healthz.go). Upstream withholds the
   reason of a failed check from the response and logs it; so does kubesched.
-- /metrics: the scheduler's CollectorRegistry in the Prometheus text format.
+- /metrics: the scheduler's CollectorRegistry in the Prometheus text format, written as
+  client_golang writes it (`_exposition`).
+- /configz: the configuration in use, as component-base's configz serves it (`_configz`).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
 
 from aiohttp import web
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+from prometheus_client import CollectorRegistry
+
+from kubesched.run._configz import configz_body
+from kubesched.run._exposition import CONTENT_TYPE, exposition
 
 __all__ = ["Check", "EndpointServer"]
 
@@ -84,8 +90,11 @@ class EndpointServer:
         port: int = 10251,
         health: dict[str, Check] | None = None,
         ready: dict[str, Check] | None = None,
+        configz: Callable[[], Mapping[str, Any]] | None = None,
     ) -> None:
+        """`configz`: the configs /configz serves, by name (none: no /configz)."""
         self.registry = registry
+        self.configz = configz
         self.host = host
         self.port = port
         # upstream's ping and log checks first (log: the logger accepts writes)
@@ -96,6 +105,8 @@ class EndpointServer:
     async def start(self) -> int:
         app = web.Application()
         app.router.add_get("/metrics", self._metrics)
+        if self.configz is not None:
+            app.router.add_get("/configz", self._configz)
         for path, checks in (
             ("healthz", lambda: self.health),
             ("livez", lambda: self.health),
@@ -118,8 +129,13 @@ class EndpointServer:
             await runner.cleanup()
 
     async def _metrics(self, request: web.Request) -> web.Response:
-        body = generate_latest(self.registry)
-        return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
+        body = exposition(self.registry)
+        return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE})
+
+    async def _configz(self, request: web.Request) -> web.Response:
+        assert self.configz is not None
+        headers = {"Content-Type": "application/json", "X-Content-Type-Options": "nosniff"}
+        return web.Response(body=configz_body(dict(self.configz())), headers=headers)
 
     @staticmethod
     def _root(

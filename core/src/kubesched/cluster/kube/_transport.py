@@ -10,6 +10,11 @@ binding returns: kubernetes-client/python issues #825 and #547).
 
 Errors come back as `ApiError` carrying the HTTP code and the Status reason; connection
 failures are `ApiError`s with code 0.
+
+Every request is reported to the `RequestObserver` of the running task's context, if any
+(`Transport.observe_requests`): client-go reports its requests to the process-wide
+rest_client metrics the same way (k8s.io/client-go/tools/metrics), and a context variable
+lets each `kubesched run` in a process see the requests of all its clients, and only those.
 """
 
 from __future__ import annotations
@@ -18,9 +23,12 @@ import asyncio
 import json
 import logging
 import os
+import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
-from typing import Any, Final
+from contextvars import ContextVar
+from typing import Any, Final, Protocol
+from urllib.parse import urlsplit
 
 import aiohttp
 from kubernetes_asyncio import client as k8s_client
@@ -41,6 +49,7 @@ __all__ = [
     "STRATEGIC_MERGE_PATCH",
     "ApiError",
     "RateLimiter",
+    "RequestObserver",
     "Transport",
 ]
 
@@ -55,6 +64,24 @@ REQUEST_TIMEOUT: Final = 30.0
 a scheduler should not hang on one request)."""
 
 Query = Sequence[tuple[str, str]]
+
+ERROR_CODE: Final = "<error>"
+"""The `code` of a request that got no HTTP answer (client-go updateURLMetrics)."""
+
+
+class RequestObserver(Protocol):
+    """What client-go's tools/metrics hooks see of each request (`host` is host:port)."""
+
+    def rate_limiter_waited(self, verb: str, host: str, seconds: float) -> None:
+        """The client-side rate limiter let a request through after `seconds`."""
+
+    def request_done(self, verb: str, host: str, code: str, seconds: float | None) -> None:
+        """A request ended with HTTP status `code` (ERROR_CODE without an answer);
+        `seconds` since it began, rate limiting included (None for a watch, whose
+        latency client-go does not record)."""
+
+
+_observer: ContextVar[RequestObserver | None] = ContextVar("kubesched_requests", default=None)
 
 
 class ApiError(KubeschedError):
@@ -134,6 +161,8 @@ class Transport:
     ) -> None:
         self._api = api_client
         self._limiter = rate_limiter
+        self._netloc = urlsplit(str(api_client.configuration.host)).netloc
+        """host:port, the `host` label of the rest_client metrics (client-go's URL.Host)."""
         if user_agent:
             api_client.user_agent = user_agent
 
@@ -207,6 +236,12 @@ class Transport:
     def host(self) -> str:
         return str(self._api.configuration.host)
 
+    @staticmethod
+    def observe_requests(observer: RequestObserver | None) -> None:
+        """Report the requests of every Transport made from the current task, and from the
+        tasks it starts from now on, to `observer`."""
+        _observer.set(observer)
+
     async def close(self) -> None:
         await self._api.close()
 
@@ -222,15 +257,27 @@ class Transport:
         timeout: float = REQUEST_TIMEOUT,
     ) -> Any:
         """Send one request; the decoded JSON body of a 2xx answer, else ApiError."""
+        observer = _observer.get()
+        started = time.perf_counter()
         if self._limiter is not None:
             await self._limiter.wait()
-        response = await self._send(method, path, query, body, content_type, timeout)
+            if observer is not None:
+                waited = time.perf_counter() - started
+                observer.rate_limiter_waited(method, self._netloc, waited)
+        code = ERROR_CODE
         try:
-            data = await response.read()
-        except (TimeoutError, aiohttp.ClientError) as exc:
-            raise ApiError(0, "", _describe(exc), method=method, path=path) from exc
+            response = await self._send(method, path, query, body, content_type, timeout)
+            code = str(response.status)
+            try:
+                data = await response.read()
+            except (TimeoutError, aiohttp.ClientError) as exc:
+                raise ApiError(0, "", _describe(exc), method=method, path=path) from exc
+            finally:
+                response.release()
         finally:
-            response.release()
+            if observer is not None:
+                elapsed = time.perf_counter() - started
+                observer.request_done(method, self._netloc, code, elapsed)
         if not 200 <= response.status <= 299:
             raise _error_of(response.status, data, method, path)
         if not data:
@@ -251,7 +298,15 @@ class Transport:
         so it must exceed the watch's own ``timeoutSeconds``).
         """
         method = "GET"
-        response = await self._send(method, path, query, None, JSON, None, read_timeout=timeout)
+        observer = _observer.get()
+        try:
+            response = await self._send(method, path, query, None, JSON, None, read_timeout=timeout)
+        except ApiError:
+            if observer is not None:
+                observer.request_done(method, self._netloc, ERROR_CODE, None)
+            raise
+        if observer is not None:
+            observer.request_done(method, self._netloc, str(response.status), None)
         try:
             if not 200 <= response.status <= 299:
                 data = await response.read()

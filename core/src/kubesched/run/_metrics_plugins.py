@@ -1,0 +1,313 @@
+"""Per-plugin metrics: each plugin instance of a profile wrapped as upstream wraps them.
+
+Upstream: pkg/scheduler/framework/runtime/framework.go (run<Point>Plugin: the duration of
+a plugin call is observed only in the scheduling cycles picked for it,
+pluginMetricsSamplePercent = 10, schedule_one.go) and instrumented_plugins.go (every
+PreFilter, Filter, PreScore and Score call counted, Skip answers excepted).
+
+- `scheduler_plugin_execution_duration_seconds{plugin,extension_point,status}`: PreEnqueue
+  (sampled per call, as the queue does), PreFilter, PreFilterExtensionAddPod/RemovePod,
+  Filter, PostFilter, PreScore, Score, ScoreExtensionNormalize, Reserve, Unreserve,
+  Permit, PreBind, Bind, PostBind in sampled cycles (the decision is kept in the cycle's
+  CycleState, so the binding cycle follows its scheduling cycle).
+- `scheduler_plugin_evaluation_total{plugin,extension_point,profile}`: one per call, one per
+  node for Filter and Score; counted in plain integers and read at scrape time.
+- `scheduler_preemption_attempts_total` and `scheduler_preemption_victims`: each
+  DefaultPreemption PostFilter call (default_preemption.go), and the victims of the
+  candidate a preemption evaluator prepares (preemption.go prepareCandidateAsync).
+
+kubesched's batch forms (`filter_nodes`, `score_nodes`) answer for many nodes in one call:
+they count one evaluation per node and, when sampled, observe one duration per node (the
+call's duration shared equally), so counts and sums mean what upstream's do.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import random
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+from prometheus_client import Counter, Histogram
+
+from kubesched.framework import (
+    BindPlugin,
+    CycleState,
+    FilterPlugin,
+    PermitPlugin,
+    Plugin,
+    PostBindPlugin,
+    PostFilterPlugin,
+    PreBindPlugin,
+    PreEnqueuePlugin,
+    PreFilterPlugin,
+    PreScorePlugin,
+    ReservePlugin,
+    ScorePlugin,
+    Status,
+)
+from kubesched.runtime import Framework
+
+__all__ = ["DEFAULT_PREEMPTION", "PLUGIN_METRICS_SAMPLE_PERCENT", "PluginMetrics", "status_label"]
+
+PLUGIN_METRICS_SAMPLE_PERCENT: Final = 10
+"""upstream schedule_one.go pluginMetricsSamplePercent."""
+
+DEFAULT_PREEMPTION: Final = "DefaultPreemption"
+
+_SAMPLED: Final = "kubesched.run/record-plugin-metrics"
+"""CycleState key: whether this cycle's plugin durations are observed."""
+
+_SUCCESS: Final = "Success"
+_ERROR: Final = "Error"
+
+Counts = dict[tuple[str, str, str], int]
+
+
+def status_label(result: Any) -> str:
+    """The `status` label of what a plugin or runner returned: a Status, a tuple holding
+    one, or None (Success)."""
+    if isinstance(result, Status):
+        return str(result.code)
+    if isinstance(result, tuple):
+        for item in result:
+            if isinstance(item, Status):
+                return str(item.code)
+    return _SUCCESS
+
+
+class PluginMetrics:
+    """Wraps the plugins of the frameworks given to `instrument`."""
+
+    def __init__(
+        self,
+        duration: Histogram,
+        preemption_attempts: Counter,
+        preemption_victims: Histogram,
+    ) -> None:
+        self.duration = duration
+        self.preemption_attempts = preemption_attempts
+        self.preemption_victims = preemption_victims
+        self.evaluations: Counts = {}
+        """(plugin, extension_point, profile) → calls, for plugin_evaluation_total."""
+        self.sample_percent = PLUGIN_METRICS_SAMPLE_PERCENT
+        self.rng = random.Random()
+
+    # -- sampling -----------------------------------------------------------------------
+    def sample(self, state: CycleState) -> None:
+        """Decide once per scheduling cycle whether its plugin durations are observed."""
+        if _SAMPLED not in state:
+            state.write(_SAMPLED, self.rng.randrange(100) < self.sample_percent)
+
+    def _observe(self, plugin: str, point: str, status: str, seconds: float) -> None:
+        self.duration.labels(plugin, point, status).observe(seconds)
+
+    # -- wiring -------------------------------------------------------------------------
+    def instrument(self, fwk: Framework) -> None:
+        profile = fwk.profile_name
+        for name, plugin in fwk.plugins.items():
+            self._wrap_plugin(name, plugin, profile)
+        # the batch forms were taken from the plugins when the framework was built
+        batch_filters = fwk._batch_filters
+        for name, filter_nodes in list(batch_filters.items()):
+            batch_filters[name] = self._batch(
+                filter_nodes, name, "Filter", profile, _filter_statuses
+            )
+        batch_scorers = fwk._batch_scorers
+        for name, score_nodes in list(batch_scorers.items()):
+            batch_scorers[name] = self._batch(score_nodes, name, "Score", profile, _score_statuses)
+
+    def _wrap_plugin(self, name: str, plugin: Plugin, profile: str) -> None:
+        counted: list[tuple[type[Plugin], str, str, bool]] = [
+            (PreFilterPlugin, "pre_filter", "PreFilter", True),
+            (FilterPlugin, "filter", "Filter", True),
+            (PreScorePlugin, "pre_score", "PreScore", True),
+            (ScorePlugin, "score", "Score", True),
+            (PostFilterPlugin, "post_filter", "PostFilter", False),
+            (ScorePlugin, "normalize_score", "ScoreExtensionNormalize", False),
+            (ReservePlugin, "reserve", "Reserve", False),
+            (ReservePlugin, "unreserve", "Unreserve", False),
+            (PermitPlugin, "permit", "Permit", False),
+            (PreBindPlugin, "pre_bind", "PreBind", False),
+            (BindPlugin, "bind", "Bind", False),
+            (PostBindPlugin, "post_bind", "PostBind", False),
+        ]
+        for base, method, point, count in counted:
+            if isinstance(plugin, base):
+                key = (name, point, profile) if count else None
+                setattr(plugin, method, self._timed(getattr(plugin, method), name, point, key))
+        if isinstance(plugin, PreFilterPlugin):
+            extensions = self._extensions(plugin.pre_filter_extensions, name)
+            setattr(plugin, "pre_filter_extensions", extensions)  # noqa: B010
+        if isinstance(plugin, PreEnqueuePlugin):
+            setattr(plugin, "pre_enqueue", self._pre_enqueue(plugin.pre_enqueue, name))  # noqa: B010
+        if isinstance(plugin, PostFilterPlugin) and name == DEFAULT_PREEMPTION:
+            self._watch_preemption(plugin)
+
+    def _timed(
+        self,
+        call: Callable[..., Any],
+        plugin: str,
+        point: str,
+        key: tuple[str, str, str] | None,
+    ) -> Callable[..., Any]:
+        """`call` counted (when `key` is given, Skip answers excepted) and, in sampled
+        cycles, timed; its first argument is the CycleState."""
+        evaluations = self.evaluations
+        observe = self._observe
+
+        def finish(status: str, started: float | None) -> None:
+            if key is not None and status != "Skip":
+                evaluations[key] = evaluations.get(key, 0) + 1
+            if started is not None:
+                observe(plugin, point, status, time.perf_counter() - started)
+
+        if inspect.iscoroutinefunction(call):
+
+            @functools.wraps(call)
+            async def timed_async(state: CycleState, *args: Any, **kwargs: Any) -> Any:
+                started = time.perf_counter() if state.get(_SAMPLED) else None
+                try:
+                    result = await call(state, *args, **kwargs)
+                except Exception:
+                    finish(_ERROR, started)
+                    raise
+                finish(status_label(result), started)
+                return result
+
+            return timed_async
+
+        @functools.wraps(call)
+        def timed(state: CycleState, *args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter() if state.get(_SAMPLED) else None
+            try:
+                result = call(state, *args, **kwargs)
+            except Exception:
+                finish(_ERROR, started)
+                raise
+            finish(status_label(result), started)
+            return result
+
+        return timed
+
+    def _batch(
+        self,
+        call: Callable[..., Any],
+        plugin: str,
+        point: str,
+        profile: str,
+        statuses: Callable[[Any, int], Sequence[str]],
+    ) -> Callable[..., Any]:
+        key = (plugin, point, profile)
+        evaluations = self.evaluations
+        observe = self._observe
+
+        @functools.wraps(call)
+        def batch(state: CycleState, pod: Any, nodes: Sequence[Any]) -> Any:
+            evaluations[key] = evaluations.get(key, 0) + len(nodes)
+            if not state.get(_SAMPLED) or not nodes:
+                return call(state, pod, nodes)
+            started = time.perf_counter()
+            result = call(state, pod, nodes)
+            share = (time.perf_counter() - started) / len(nodes)
+            for status in statuses(result, len(nodes)):
+                observe(plugin, point, status, share)
+            return result
+
+        return batch
+
+    def _extensions(self, call: Callable[[], Any], plugin: str) -> Callable[[], Any]:
+        metrics = self
+
+        @functools.wraps(call)
+        def extensions() -> Any:
+            ext = call()
+            return None if ext is None else _TimedExtensions(ext, plugin, metrics)
+
+        return extensions
+
+    def _pre_enqueue(self, call: Callable[[Any], Any], plugin: str) -> Callable[[Any], Any]:
+        # upstream: scheduling_queue.go runPreEnqueuePlugin, sampled per call
+        @functools.wraps(call)
+        def pre_enqueue(pod: Any) -> Any:
+            if self.rng.randrange(100) >= self.sample_percent:
+                return call(pod)
+            started = time.perf_counter()
+            status = _ERROR
+            try:
+                result = call(pod)
+                status = status_label(result)
+                return result
+            finally:
+                self._observe(plugin, "PreEnqueue", status, time.perf_counter() - started)
+
+        return pre_enqueue
+
+    # -- preemption ---------------------------------------------------------------------
+    def _watch_preemption(self, plugin: PostFilterPlugin) -> None:
+        post_filter = plugin.post_filter
+        attempts = self.preemption_attempts
+
+        @functools.wraps(post_filter)
+        def counted(*args: Any) -> Any:
+            try:
+                return post_filter(*args)
+            finally:  # upstream: defer metrics.PreemptionAttempts.Inc()
+                attempts.inc()
+
+        setattr(plugin, "post_filter", counted)  # noqa: B010
+        evaluator = getattr(plugin, "evaluator", None)
+        prepare = getattr(evaluator, "prepare_candidate", None)
+        if prepare is None:
+            return
+        victims = self.preemption_victims
+
+        @functools.wraps(prepare)
+        def prepare_candidate(candidate: Any, pod: Any) -> Any:
+            pods = candidate.victims.pods
+            # prepareCandidateAsync: observed when some victim is still to be deleted
+            if any(v.metadata.deletion_timestamp is None for v in pods):
+                victims.observe(len(pods))
+            return prepare(candidate, pod)
+
+        setattr(evaluator, "prepare_candidate", prepare_candidate)  # noqa: B010
+
+
+class _TimedExtensions:
+    """A plugin's PreFilterExtensions whose AddPod and RemovePod are timed when sampled."""
+
+    def __init__(self, ext: Any, plugin: str, metrics: PluginMetrics) -> None:
+        self._ext = ext
+        self._plugin = plugin
+        self._metrics = metrics
+
+    def add_pod(self, state: CycleState, *args: Any) -> Any:
+        return self._run(self._ext.add_pod, "PreFilterExtensionAddPod", state, args)
+
+    def remove_pod(self, state: CycleState, *args: Any) -> Any:
+        return self._run(self._ext.remove_pod, "PreFilterExtensionRemovePod", state, args)
+
+    def _run(self, call: Callable[..., Any], point: str, state: CycleState, args: Any) -> Any:
+        if not state.get(_SAMPLED):
+            return call(state, *args)
+        started = time.perf_counter()
+        status = _ERROR
+        try:
+            result = call(state, *args)
+            status = status_label(result)
+            return result
+        finally:
+            self._metrics._observe(self._plugin, point, status, time.perf_counter() - started)
+
+
+def _filter_statuses(result: Any, n: int) -> Sequence[str]:
+    if isinstance(result, list | tuple) and len(result) == n:
+        return [status_label(s) for s in result]
+    return [_ERROR] * n
+
+
+def _score_statuses(result: Any, n: int) -> Sequence[str]:
+    status = result[1] if isinstance(result, tuple) and len(result) == 2 else None
+    return [status_label(status)] * n
