@@ -255,7 +255,9 @@ async def small_run(server: FakeApiServer, runner: Runner) -> dict[str, Family]:
     await eventually(lambda: runner.scheduler.cache.assumed_pod_count() == 0, "binds confirmed")
     status, headers, text = await scrape(runner)
     assert status == 200
-    assert headers["Content-Type"] == "text/plain; version=0.0.4; charset=utf-8"
+    # promhttp's answer (expfmt.Negotiate: text 0.0.4 with the name escaping scheme)
+    content_type = "text/plain; version=0.0.4; charset=utf-8; escaping=underscores"
+    assert headers["Content-Type"] == content_type
     runner.request_shutdown()
     assert await running == 0
     assert "_created" not in text

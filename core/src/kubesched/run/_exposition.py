@@ -28,7 +28,9 @@ from prometheus_client.samples import Sample
 
 __all__ = ["CONTENT_TYPE", "exposition", "go_float"]
 
-CONTENT_TYPE: Final = "text/plain; version=0.0.4; charset=utf-8"
+CONTENT_TYPE: Final = "text/plain; version=0.0.4; charset=utf-8; escaping=underscores"
+"""What promhttp answers a scrape with (expfmt.Negotiate: FmtText and the name escaping
+scheme, prometheus/common v0.55 on)."""
 
 _TYPES: Final = {"unknown": "untyped", "gaugehistogram": "histogram"}
 _SUFFIX_ORDER: Final = {"_bucket": 0, "_sum": 1, "_count": 2}
