@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 import yaml
 from example_tables import readme_table
+from table_text import read_tables
 
 from kubesched.cli._main import main
 from kubesched.simulate import SimulationResult, simulate
@@ -200,3 +201,16 @@ def test_the_cli_table_shows_the_groups(capsys: pytest.CaptureFixture[str]) -> N
     for group in _readme_groups():
         assert f"{group['namespace']}/{group['name']}" in out
     assert "4 PodGroups, 3 reached their quorum (minMember)" in out
+
+
+def test_the_readme_shows_the_podgroups_table_as_printed(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's printed PodGroups table is the one `kubesched simulate` prints."""
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["simulate", str(MANIFESTS), "--config", str(CONFIG), "--no-progress"]) == 0
+    printed = {t.title: t for t in read_tables(capsys.readouterr().out)}["PodGroups"]
+    readme = (TRAINING / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```\nPodGroups\n", 1)[1].split("```", 1)[0]
+    shown = {t.title: t for t in read_tables("PodGroups\n" + block)}["PodGroups"]
+    assert (shown.header, shown.rows) == (printed.header, printed.rows)
