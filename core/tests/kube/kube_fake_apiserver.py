@@ -59,6 +59,8 @@ class Recorded:
     content_type: str
     body: Any
     user_agent: str = ""
+    at: float = 0.0
+    """The event loop's time when the request arrived."""
 
 
 @dataclass
@@ -264,6 +266,7 @@ class FakeApiServer(FakeStore):
                 request.content_type,
                 body,
                 request.headers.get("User-Agent", ""),
+                asyncio.get_running_loop().time(),
             )
         )
         injected = self._fault(request.method, request.path)

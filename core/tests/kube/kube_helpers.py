@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from kube_fake_admission import Raw
@@ -13,6 +14,7 @@ from kube_fake_apiserver import FakeApiServer
 from kube_node_lifecycle import make_node_ready
 
 from kubesched.api import KindRegistry, Pod, Taint, find_untolerated_taint
+from kubesched.clock import WallClock
 from kubesched.cluster.kube import InformerSettings, KubeCluster, Transport
 from kubesched.cluster.memory import default_kinds
 from kubesched.config import PluginCatalog, ResolvedConfig, parse_config, resolve
@@ -35,6 +37,7 @@ from kubesched.framework import (
     Status,
 )
 from kubesched.runtime import PluginRegistry
+from kubesched.scheduler import Scheduler
 
 T = TypeVar("T")
 
@@ -79,6 +82,21 @@ def add_ready_node(server: FakeApiServer, raw: Raw) -> list[Raw]:
     return [created, *make_node_ready(server.patch_path, created["metadata"]["name"])]
 
 
+def kubeconfig(path: Path, url: str) -> str:
+    """Write a kubeconfig for the fake server at `url` to `path`; its path."""
+    path.write_text(
+        f"""apiVersion: v1
+kind: Config
+clusters: [{{name: fake, cluster: {{server: "{url}"}}}}]
+users: [{{name: u, user: {{token: t}}}}]
+contexts: [{{name: c, context: {{cluster: fake, user: u}}}}]
+current-context: c
+""",
+        encoding="utf-8",
+    )
+    return str(path)
+
+
 @asynccontextmanager
 async def cluster_on(
     server: FakeApiServer,
@@ -89,7 +107,6 @@ async def cluster_on(
         Transport.for_host(server.url),
         kinds or default_kinds(),
         settings=settings,
-        reporting_instance="kubesched-test",
         seed=1,
     )
     try:
@@ -217,3 +234,26 @@ def resolved_config(extra: dict[str, Any] | None = None, **profile: Any) -> Reso
 
 def plugin_classes() -> dict[str, type[Plugin]]:
     return {p.name: p for p in PLUGINS}
+
+
+@asynccontextmanager
+async def scheduling(
+    server: FakeApiServer, *, retry_sleep: float | None = None
+) -> AsyncIterator[tuple[KubeCluster, Scheduler]]:
+    """The Scheduler with the in-test plugins on a cluster on `server`, running until the
+    block ends (then drained, its events flushed). `retry_sleep` shortens the 10 s between
+    tries of an event write."""
+    Recorder.calls = []
+    async with cluster_on(server) as cluster:
+        sched = Scheduler(cluster, resolved_config(), plugin_classes(), clock=WallClock(), seed=1)
+        if retry_sleep is not None:
+            sched.recorder.sleep_duration = retry_sleep
+        sched.start_watching()
+        task = asyncio.get_running_loop().create_task(sched.run())
+        try:
+            yield cluster, sched
+        finally:
+            sched.stop()
+            await sched.drain()
+            await asyncio.gather(task, return_exceptions=True)
+            await sched.recorder.shutdown()

@@ -191,7 +191,7 @@ def test_binds_pods_and_records_conditions_and_events(env: Envtest, tmp_path: Pa
         by_pod = {(e["regarding"]["name"], e["reason"]): e for e in events()}
         scheduled = by_pod[("fits", "Scheduled")]
         assert scheduled["note"] == f"Successfully assigned {ns}/fits to basic-n1"
-        assert scheduled["reportingController"] == "kubesched"
+        assert scheduled["reportingController"] == "default-scheduler"
         assert scheduled["type"] == "Normal"
         failed = by_pod[("too-big", "FailedScheduling")]
         assert failed["type"] == "Warning" and "Insufficient cpu" in failed["note"]

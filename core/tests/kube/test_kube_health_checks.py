@@ -103,7 +103,6 @@ def test_readyz_reports_an_api_server_outage_and_recovers(monkeypatch: pytest.Mo
                 Transport.for_host(server.url),
                 default_kinds(),
                 settings=FAST,
-                reporting_instance="a",
             )
             runner = Runner(
                 cluster,

@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("kubernetes_asyncio", reason="needs the kube extra (kubernetes_asyncio)")
 
-from kube_helpers import fake_server, run
+from kube_helpers import fake_server, kubeconfig, run
 
 from kubesched.run import RunOptions
 from kubesched.run._runner import build_runner
@@ -25,20 +25,6 @@ kind: KubeSchedulerConfiguration
 clientConnection: {qps: 2, burst: 1}
 leaderElection: {leaderElect: true, leaseDuration: 3s, renewDeadline: 2s, retryPeriod: 500ms}
 """
-
-
-def kubeconfig(path: Path, url: str) -> str:
-    path.write_text(
-        f"""apiVersion: v1
-kind: Config
-clusters: [{{name: fake, cluster: {{server: "{url}"}}}}]
-users: [{{name: u, user: {{token: t}}}}]
-contexts: [{{name: c, context: {{cluster: fake, user: u}}}}]
-current-context: c
-""",
-        encoding="utf-8",
-    )
-    return str(path)
 
 
 def test_the_lease_is_renewed_while_the_scheduling_client_is_saturated(tmp_path: Path) -> None:

@@ -7,8 +7,7 @@ Needs the `kube` extra: skipped without it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+import socket
 
 import pytest
 
@@ -18,33 +17,12 @@ from kube_fake_apiserver import FakeApiServer, node_raw, pod_raw
 from kube_helpers import (
     Recorder,
     add_ready_node,
-    cluster_on,
     eventually,
     fake_server,
-    plugin_classes,
-    resolved_config,
     run,
+    scheduling,
 )
 from kube_node_lifecycle import make_node_ready
-
-from kubesched.clock import WallClock
-from kubesched.cluster.kube import KubeCluster
-from kubesched.scheduler import Scheduler
-
-
-@asynccontextmanager
-async def scheduling(server: FakeApiServer) -> AsyncIterator[tuple[KubeCluster, Scheduler]]:
-    Recorder.calls = []
-    async with cluster_on(server) as cluster:
-        sched = Scheduler(cluster, resolved_config(), plugin_classes(), clock=WallClock(), seed=1)
-        sched.start_watching()
-        task = asyncio.get_running_loop().create_task(sched.run())
-        try:
-            yield cluster, sched
-        finally:
-            sched.stop()
-            await sched.drain()
-            await asyncio.gather(task, return_exceptions=True)
 
 
 def bound_to(server: FakeApiServer, name: str) -> str:
@@ -65,7 +43,7 @@ def test_pods_of_our_profiles_are_bound_and_recorded() -> None:
         async with fake_server() as server:
             add_ready_node(server, node_raw("n1", cpu="4"))
             server.add("v1/pods", pod_raw("running", cpu="1", node="n1"))
-            server.add("v1/pods", pod_raw("mine", cpu="2"))
+            mine = server.add("v1/pods", pod_raw("mine", cpu="2"))
             server.add("v1/pods", pod_raw("theirs", cpu="1", scheduler="other-scheduler"))
             async with scheduling(server) as (cluster, sched):
                 await eventually(lambda: bound_to(server, "mine") == "n1", "mine bound")
@@ -77,7 +55,11 @@ def test_pods_of_our_profiles_are_bound_and_recorded() -> None:
                     "Binding",
                 )
                 assert event["note"] == "Successfully assigned default/mine to n1"
-                assert event["reportingController"] == "kubesched"
+                # profile.go: each profile's recorder reports as its schedulerName
+                assert event["reportingController"] == "default-scheduler"
+                assert event["reportingInstance"] == f"default-scheduler-{socket.gethostname()}"
+                # reference.GetReference: the resourceVersion of the pod as scheduled
+                assert event["regarding"]["resourceVersion"] == mine["metadata"]["resourceVersion"]
 
                 # a pod created later arrives through the watch
                 server.add("v1/pods", pod_raw("later", cpu="1"))

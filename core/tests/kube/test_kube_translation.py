@@ -14,7 +14,7 @@ pytest.importorskip("kubernetes_asyncio", reason="needs the kube extra (kubernet
 
 from kubesched import ConflictError, NotFoundError
 from kubesched.api import KindInfo, Node, Pod, PodCondition, core_kinds
-from kubesched.cluster import KubeEvent
+from kubesched.cluster import EventSeries, KubeEvent, ObjectRef
 from kubesched.cluster.kube import (
     ApiError,
     Backoff,
@@ -23,9 +23,11 @@ from kubesched.cluster.kube import (
     collection_path,
     decode,
     event_body,
+    legacy_event_body,
     merge_patch,
     object_path,
     pod_status_patch,
+    series_patch,
 )
 from kubesched.cluster.kube._resources import map_error
 from kubesched.testing import make_pod
@@ -171,28 +173,84 @@ def test_event_body_is_an_events_k8s_io_v1_event() -> None:
         reason="FailedScheduling",
         action="Scheduling",
         message="x" * 2000,
-        reporting_controller="kubesched",
+        reporting_controller="default-scheduler",
         timestamp=5.0,
+        involved_resource_version="41",
+        reporting_instance="default-scheduler-host1",
     )
-    body = event_body(event, "kubesched-host1", NOW)
+    body = event_body(event, NOW)
     nanos = int(NOW.timestamp()) * 10**9 + NOW.microsecond * 1000
     assert body["metadata"] == {"name": f"p.{nanos:x}", "namespace": "ns1"}
     assert body["eventTime"] == "2026-03-01T12:00:00.123456Z"
+    # reference.GetReference: the resourceVersion the object had
     assert body["regarding"] == {
         "apiVersion": "v1",
         "kind": "Pod",
         "namespace": "ns1",
         "name": "p",
         "uid": "uid-1",
+        "resourceVersion": "41",
     }
     assert (body["reason"], body["action"], body["type"]) == (
         "FailedScheduling",
         "Scheduling",
         "Warning",
     )
-    assert body["reportingController"] == "kubesched"
-    assert body["reportingInstance"] == "kubesched-host1"
+    assert body["reportingController"] == "default-scheduler"
+    assert body["reportingInstance"] == "default-scheduler-host1"
     assert len(body["note"]) == 1024 and body["note"].endswith(" ...")
+    assert "related" not in body and "series" not in body
+
+
+def test_event_body_names_the_related_object_and_carries_its_series() -> None:
+    preemptor = ObjectRef("v1", "Pod", "ns1", "big", "uid-9", "77")
+    later = datetime(2026, 3, 1, 12, 5, 0, tzinfo=UTC)
+    event = KubeEvent(
+        "ns1", "Pod", "victim", "uid-2", "Normal", "Preempted", "Preempting",
+        "Preempted by pod uid-9 on node n1", "default-scheduler", 1.0,
+        related=preemptor, name="victim.17", event_time=NOW,
+        series=EventSeries(2, later, 300.0),
+    )  # fmt: skip
+    body = event_body(event, later)
+    assert body["metadata"]["name"] == "victim.17"
+    assert body["eventTime"] == "2026-03-01T12:00:00.123456Z"
+    assert body["related"] == {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "namespace": "ns1",
+        "name": "big",
+        "uid": "uid-9",
+        "resourceVersion": "77",
+    }
+    assert body["series"] == {"count": 2, "lastObservedTime": "2026-03-01T12:05:00.000000Z"}
+    assert event.series is not None
+    assert series_patch(event.series) == {"series": body["series"]}
+
+
+def test_legacy_event_body_is_a_core_v1_event_as_tools_record_writes_it() -> None:
+    lease = ObjectRef("coordination.k8s.io/v1", "Lease", "kube-system", "kube-scheduler", "u", "9")
+    event = KubeEvent(
+        "kube-system", "Lease", "kube-scheduler", "u", "Normal", "LeaderElection", "",
+        "host_1234 became leader", "default-scheduler", 0.0,
+        involved_api_version="coordination.k8s.io/v1", involved_resource_version="9",
+        name="kube-scheduler.5", event_time=NOW, legacy=True,
+    )  # fmt: skip
+    body = legacy_event_body(event, NOW)
+    assert body == {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": "kube-scheduler.5", "namespace": "kube-system"},
+        "involvedObject": lease.to_dict(),
+        "reason": "LeaderElection",
+        "message": "host_1234 became leader",
+        "source": {"component": "default-scheduler"},
+        "firstTimestamp": "2026-03-01T12:00:00Z",
+        "lastTimestamp": "2026-03-01T12:00:00Z",
+        "count": 1,
+        "type": "Normal",
+        "reportingComponent": "default-scheduler",
+        "reportingInstance": "",
+    }
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ Needs the `kube` extra (kubernetes_asyncio and its aiohttp): skipped without it.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
@@ -17,7 +18,7 @@ from kube_helpers import cluster_on, eventually, fake_server, run
 
 from kubesched import ConflictError, NotFoundError
 from kubesched.api import Pod, PodCondition
-from kubesched.cluster import KubeEvent
+from kubesched.cluster import EventSeries, EventWriteError, KubeEvent
 from kubesched.cluster.kube import (
     ApiError,
     KubeCluster,
@@ -172,45 +173,109 @@ def test_update_pod_condition_ignores_a_pod_that_is_gone() -> None:
     run(scenario)
 
 
+def _event(**fields: Any) -> KubeEvent:
+    base: dict[str, Any] = {
+        "namespace": "default",
+        "involved_kind": "Pod",
+        "involved_name": "p",
+        "involved_uid": "uid-1",
+        "type": "Normal",
+        "reason": "Scheduled",
+        "action": "Binding",
+        "message": "Successfully assigned default/p to n1",
+        "reporting_controller": "default-scheduler",
+        "timestamp": 0.0,
+        "reporting_instance": "default-scheduler-host1",
+        "name": "p.1",
+    }
+    return KubeEvent(**(base | fields))
+
+
 def test_record_event_creates_a_valid_events_k8s_io_v1_event() -> None:
     async def scenario() -> None:
         async with fake_server() as server, cluster_on(server) as cluster:
-            await cluster.record_event(
-                KubeEvent(
-                    namespace="default",
-                    involved_kind="Pod",
-                    involved_name="p",
-                    involved_uid="uid-1",
-                    type="Normal",
-                    reason="Scheduled",
-                    action="Binding",
-                    message="Successfully assigned default/p to n1",
-                    reporting_controller="kubesched",
-                    timestamp=0.0,
-                )
-            )
+            await cluster.record_event(_event())
             (event,) = server.objects["events.k8s.io/v1/events"].values()
+            assert event["metadata"]["name"] == "p.1"
             assert event["note"] == "Successfully assigned default/p to n1"
-            assert event["reportingController"] == "kubesched"
-            assert event["reportingInstance"] == "kubesched-test"
+            assert event["reportingController"] == "default-scheduler"
+            assert event["reportingInstance"] == "default-scheduler-host1"
             assert event["regarding"]["uid"] == "uid-1"
 
     run(scenario)
 
 
-def test_record_event_failures_are_dropped_not_raised() -> None:
+def test_a_series_is_patched_onto_the_event_and_created_when_it_is_gone() -> None:
+    """recordEvent: a series is a strategic merge patch of `series` alone; a PATCH that
+    finds no Event falls back to creating it, series included."""
+    second = datetime(2026, 3, 1, 12, 0, 5, 250000, tzinfo=UTC)
+
+    async def scenario() -> None:
+        async with fake_server() as server, cluster_on(server) as cluster:
+            path = "/apis/events.k8s.io/v1/namespaces/default/events"
+            await cluster.record_event(_event())
+            await cluster.record_event(_event(series=EventSeries(2, second, 5.0)))
+            (patch,) = server.requests_to("PATCH", f"{path}/p.1")
+            assert patch.content_type == "application/strategic-merge-patch+json"
+            assert patch.body == {
+                "series": {"count": 2, "lastObservedTime": "2026-03-01T12:00:05.250000Z"}
+            }
+            stored = server.objects["events.k8s.io/v1/events"]["default/p.1"]
+            assert stored["series"]["count"] == 2
+            assert stored["note"] == "Successfully assigned default/p to n1"
+
+            await cluster.record_event(_event(name="p.2", series=EventSeries(3, second, 5.0)))
+            created = server.objects["events.k8s.io/v1/events"]["default/p.2"]
+            assert created["series"] == {
+                "count": 3,
+                "lastObservedTime": "2026-03-01T12:00:05.250000Z",
+            }
+            assert [r.method for r in server.requests if r.path.startswith(path)] == [
+                "POST",
+                "PATCH",
+                "PATCH",
+                "POST",
+            ]
+
+    run(scenario)
+
+
+@pytest.mark.parametrize(
+    ("code", "reason", "retry", "exists"),
+    [
+        (403, "Forbidden", False, False),
+        (422, "Invalid", False, False),
+        (409, "AlreadyExists", False, True),
+        (429, "TooManyRequests", True, False),
+        (500, "InternalError", True, False),
+        (503, "ServiceUnavailable", True, False),
+    ],
+)
+def test_record_event_failures_say_whether_a_retry_may_help(
+    code: int, reason: str, retry: bool, exists: bool
+) -> None:
     async def scenario() -> None:
         async with fake_server() as server:
-            server.fail(
-                "POST", "/apis/events.k8s.io/v1/namespaces/default/events", 403, "Forbidden"
-            )
+            server.fail("POST", "/apis/events.k8s.io/v1/namespaces/default/events", code, reason)
             async with cluster_on(server) as cluster:
-                event = KubeEvent(
-                    "default", "Pod", "p", "u", "Warning", "FailedScheduling", "Scheduling", "m",
-                    "kubesched", 0.0,
-                )  # fmt: skip
-                await cluster.record_event(event)
+                with pytest.raises(EventWriteError) as caught:
+                    await cluster.record_event(_event(type="Warning"))
+                assert (caught.value.retry, caught.value.already_exists) == (retry, exists)
+                assert f"{code} {reason}" in str(caught.value)
                 assert "events.k8s.io/v1/events" not in server.objects
+
+    run(scenario)
+
+
+def test_record_event_on_a_closed_cluster_is_an_error_not_retried() -> None:
+    async def scenario() -> None:
+        async with fake_server() as server:
+            async with cluster_on(server) as cluster:
+                pass
+            with pytest.raises(EventWriteError) as caught:
+                await cluster.record_event(_event())
+            assert not caught.value.retry
+            assert "closed" in str(caught.value)
 
     run(scenario)
 

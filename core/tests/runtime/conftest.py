@@ -16,7 +16,15 @@ class RecordingRecorder:
     def __init__(self) -> None:
         self.events: list[tuple[str, str, str]] = []
 
-    def event(self, obj: Any, event_type: str, reason: str, action: str, message: str) -> None:
+    def event(
+        self,
+        obj: Any,
+        event_type: str,
+        reason: str,
+        action: str,
+        message: str,
+        related: Any = None,
+    ) -> None:
         self.events.append((event_type, reason, message))
 
 

@@ -186,9 +186,20 @@ class RecordingCluster:
 class _Recorder:
     def __init__(self) -> None:
         self.events: list[tuple[str, str, str, str, str]] = []
+        self.related: list[str | None] = []
+        """The related object's name of each event (Preempted: the preemptor)."""
 
-    def event(self, obj: Any, event_type: str, reason: str, action: str, message: str) -> None:
+    def event(
+        self,
+        obj: Any,
+        event_type: str,
+        reason: str,
+        action: str,
+        message: str,
+        related: Any = None,
+    ) -> None:
         self.events.append((obj.metadata.name, event_type, reason, action, message))
+        self.related.append(None if related is None else related.metadata.name)
 
 
 class _Nominator:

@@ -292,6 +292,8 @@ def test_preempt(
     for _, kind, reason, action, message in env.recorder.events:
         assert (kind, reason, action) == ("Normal", "Preempted", "Preempting")
         assert message == f"Preempted by pod p on node {want_node}"
+    # preemption.go Eventf(victim, pod, ...): the preemptor is the related object
+    assert env.recorder.related == ["p"] * len(want_victims)
 
 
 def test_preempt_clears_lower_priority_nominations_on_the_node() -> None:

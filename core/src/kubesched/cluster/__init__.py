@@ -1,5 +1,12 @@
 """The Cluster interface and its backends (`memory` built in, `kube` with the extra)."""
 
+from kubesched.cluster._events import (
+    EventSeries,
+    EventWriteError,
+    ObjectRef,
+    event_name,
+    unix_nanos,
+)
 from kubesched.cluster._interface import (
     Cluster,
     Controller,
@@ -9,4 +16,16 @@ from kubesched.cluster._interface import (
     object_key,
 )
 
-__all__ = ["Cluster", "Controller", "EventHandler", "KubeEvent", "WatchEvent", "object_key"]
+__all__ = [
+    "Cluster",
+    "Controller",
+    "EventHandler",
+    "EventSeries",
+    "EventWriteError",
+    "KubeEvent",
+    "ObjectRef",
+    "WatchEvent",
+    "event_name",
+    "object_key",
+    "unix_nanos",
+]

@@ -14,9 +14,11 @@ import abc
 import builtins
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Literal, Protocol
 
 from kubesched.api import K8sModel, KindRegistry, Pod, PodCondition
+from kubesched.cluster._events import EventSeries, ObjectRef
 
 __all__ = [
     "Cluster",
@@ -48,7 +50,15 @@ ClusterEvent = WatchEvent  # alias kept for readers coming from informer vocabul
 
 @dataclass(frozen=True)
 class KubeEvent:
-    """A core/v1 Event as kube-scheduler records them (Scheduled, FailedScheduling ...)."""
+    """An Event as kube-scheduler records them (Scheduled, FailedScheduling ...): an
+    events.k8s.io/v1 Event, or with `legacy` a core/v1 one (leader election's).
+
+    The fields after `timestamp` are filled by the scheduler's event broadcaster: the
+    Event's `name`, `event_time` (MicroTime), the regarding object's apiVersion and
+    resourceVersion, the `related` object, `reporting_instance`, and the `series` of an
+    isomorphic event seen again. A backend's `record_event` creates an Event without a
+    series, and patches the series of the Event named `name` when it has one.
+    """
 
     namespace: str
     involved_kind: str
@@ -60,6 +70,25 @@ class KubeEvent:
     message: str
     reporting_controller: str
     timestamp: float
+    involved_api_version: str = "v1"
+    involved_resource_version: str = ""
+    related: ObjectRef | None = None
+    reporting_instance: str = ""
+    name: str = ""
+    event_time: datetime | None = None
+    series: EventSeries | None = None
+    legacy: bool = False
+
+    @property
+    def regarding(self) -> ObjectRef:
+        return ObjectRef(
+            self.involved_api_version,
+            self.involved_kind,
+            self.namespace,
+            self.involved_name,
+            self.involved_uid,
+            self.involved_resource_version,
+        )
 
 
 def object_key(obj: Any) -> str:
@@ -117,7 +146,9 @@ class Cluster(abc.ABC):
 
     @abc.abstractmethod
     async def record_event(self, event: KubeEvent) -> None:
-        """Record a core/v1 Event."""
+        """Write an Event: create it, or when it carries a series, patch that series onto
+        the Event named `event.name` (creating it when there is none, as client-go's events
+        library does). Raises EventWriteError when the Event was not written."""
 
     def events(self) -> builtins.list[KubeEvent]:
         """Events recorded so far, where the backend keeps them (memory does)."""

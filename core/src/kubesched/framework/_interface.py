@@ -365,8 +365,18 @@ class WaitingPod(Protocol):
 
 
 class EventRecorder(Protocol):
-    def event(self, obj: Any, event_type: str, reason: str, action: str, message: str) -> None:
-        """Record an Event (`Normal`/`Warning`) about `obj`, as kube-scheduler does."""
+    def event(
+        self,
+        obj: Any,
+        event_type: str,
+        reason: str,
+        action: str,
+        message: str,
+        related: Any = None,
+    ) -> None:
+        """Record an Event (`Normal`/`Warning`) about `obj`, naming `related` when given
+        (upstream Eventf(regarding, related, ...): a Preempted event names the preemptor),
+        as kube-scheduler does. Never raises; the Event is written in the background."""
         ...
 
 

@@ -9,7 +9,10 @@ renew, release, Check), with the leaderElection settings of the KubeSchedulerCon
   clock from when it last saw the record change (so clocks need not agree);
 - the leader renews every retryPeriod; when it cannot renew for renewDeadline it has lost,
   and must stop at once (kube-scheduler exits);
-- every write carries the Lease's resourceVersion, so two replicas cannot both win.
+- every write carries the Lease's resourceVersion, so two replicas cannot both win;
+- becoming leader and ceasing to lead are recorded as Events on the Lease (resourcelock
+  LeaseLock.RecordEvent: Normal, reason LeaderElection, "<identity> became leader" and
+  "<identity> stopped leading"), when an `event_recorder` is set.
 
 Time comes from an injected Clock, so tests run the algorithm on virtual time.
 """
@@ -20,13 +23,14 @@ import asyncio
 import logging
 import random
 from dataclasses import replace
-from typing import Final, Protocol
+from typing import Any, Final, Protocol
 
 from kubesched._errors import ConfigError
 from kubesched.clock import Clock
+from kubesched.cluster import ObjectRef
 from kubesched.cluster.kube import LeaderElectionRecord
 
-__all__ = ["JITTER_FACTOR", "LeaderElector", "LeaseLock"]
+__all__ = ["JITTER_FACTOR", "LeaderElector", "LeaseLock", "LegacyRecorder"]
 
 _log = logging.getLogger("kubesched.run")
 
@@ -41,6 +45,10 @@ class LeaseLock(Protocol):
 
     def describe(self) -> str: ...
 
+    def reference(self) -> ObjectRef | None:
+        """The object the record lives in, as last read or written (None before)."""
+        ...
+
     async def get(self) -> LeaderElectionRecord | None:
         """The current record, None when there is none yet; raises on other failures."""
         ...
@@ -52,6 +60,12 @@ class LeaseLock(Protocol):
     async def update(self, record: LeaderElectionRecord) -> None:
         """Replace the record last read; raises (ConflictError) when it changed since."""
         ...
+
+
+class LegacyRecorder(Protocol):
+    """A core/v1 event recorder (client-go tools/record EventRecorder.Eventf)."""
+
+    def event(self, obj: Any, event_type: str, reason: str, message: str) -> None: ...
 
 
 class LeaderElector:
@@ -88,6 +102,9 @@ class LeaderElector:
         self._observed = LeaderElectionRecord()
         self._observed_time = float("-inf")
         self._reported_leader = ""
+        self.event_recorder: LegacyRecorder | None = None
+        """Where "became leader" and "stopped leading" are recorded (kube-scheduler: the
+        first profile's schedulerName as the source component)."""
 
     # -- state --------------------------------------------------------------------------
     @property
@@ -197,13 +214,32 @@ class LeaderElector:
             acquired = await self.try_acquire_or_renew()
             self._report_transition()
             if acquired:
+                self._record_event("became leader")
                 _log.info("Successfully acquired lease %s", self.lock.describe())
                 return
             jitter = self._rng.random() * JITTER_FACTOR * self.retry_period
             await asyncio.sleep(self.retry_period + jitter)
 
+    def _record_event(self, what: str) -> None:
+        # resourcelock LeaseLock.RecordEvent
+        if self.event_recorder is None:
+            return
+        subject = self.lock.reference()
+        if subject is None:
+            return
+        message = f"{self.lock.identity} {what}"
+        self.event_recorder.event(subject, "Normal", "LeaderElection", message)
+
     async def renew(self) -> None:
-        """Keep the Lease; return when it could not be renewed within renewDeadline."""
+        """Keep the Lease; return when it could not be renewed within renewDeadline. Either
+        way, and when cancelled, "stopped leading" is recorded (renew's deferred
+        RecordEvent)."""
+        try:
+            await self._renew()
+        finally:
+            self._record_event("stopped leading")
+
+    async def _renew(self) -> None:
         loop = asyncio.get_running_loop()
         while True:
             deadline = loop.time() + self.renew_deadline

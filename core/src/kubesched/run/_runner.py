@@ -10,10 +10,14 @@ Upstream: cmd/kube-scheduler/app/server.go (Run). The order is upstream's:
    Lease stops scheduling at once (binding cycles in flight are cancelled) and the process
    exits with code 1, as kube-scheduler exits, for its Deployment to restart it;
 4. SIGTERM or SIGINT: stop taking pods, reject pods waiting at Permit (their binding
-   cycles roll back), let binding cycles and status writes finish within the grace period,
-   give the Lease up (kube-scheduler leaves it to expire; releasing lets the other replica
-   take over at once, and is safe since nothing is in flight any more), exit 0. A second
-   signal stops waiting.
+   cycles roll back), let binding cycles, status writes and Events finish within the grace
+   period, give the Lease up (kube-scheduler leaves it to expire; releasing lets the other
+   replica take over at once, and is safe since nothing is in flight any more), exit 0. A
+   second signal stops waiting. Events not written by the end of the grace period are
+   dropped with one log line counting them.
+
+Events have a client of their own, as do leader election's requests (kube-scheduler's
+createClients), so neither queues behind bindings in the scheduling client's rate limiter.
 """
 
 from __future__ import annotations
@@ -61,6 +65,9 @@ _log = logging.getLogger("kubesched.run")
 
 SHUTDOWN_REJECTION = "scheduler is shutting down"
 
+DEFAULT_SCHEDULER = "default-scheduler"
+"""corev1.DefaultSchedulerName."""
+
 INFORMER_OUTAGE_GRACE = 10.0
 """Seconds an informer may fail to list or watch before /readyz reports `informers`."""
 
@@ -103,6 +110,11 @@ class InstrumentedScheduler(Scheduler):
             fwk.iterate_over_waiting_pods(waiting.append)
         return sum(1 for wp in waiting if wp.reject("", message))
 
+    @property
+    def cycles_in_flight(self) -> bool:
+        """Whether binding cycles or status writes are still running (Events aside)."""
+        return bool(self._binding_tasks or self._side_tasks)
+
     def abort(self) -> None:
         """Stop at once: no new cycle, binding cycles and status writes cancelled."""
         self.stop()
@@ -130,7 +142,7 @@ class Runner:
     ) -> None:
         self.cluster = cluster
         self._closers = list(closers)
-        """Closed after the cluster on exit: the leader election client."""
+        """Closed after the cluster on exit: the events and leader election clients."""
         self.elector = elector
         self.clock = clock or WallClock()
         self.metrics = SchedulerMetrics()
@@ -147,6 +159,10 @@ class Runner:
             hooks=self.hooks,
             metrics=self.metrics,
         )
+        if elector is not None:
+            # options.go: leader election's Events name the first profile's schedulerName
+            first = config.profiles[0].scheduler_name if config.profiles else DEFAULT_SCHEDULER
+            elector.event_recorder = self.scheduler.recorder.legacy(first)
         self.delay_cache_until_active = config.config.delay_cache_until_active
         self.shutdown_grace_period = shutdown_grace_period
         self.leading = False
@@ -170,6 +186,7 @@ class Runner:
             )
         self._shutdown = asyncio.Event()
         self._force = asyncio.Event()
+        self._shutdown_deadline: float | None = None
         self._watching = False
 
     # -- checks ---------------------------------------------------------------------------
@@ -189,6 +206,9 @@ class Runner:
         """Begin a graceful shutdown (what SIGTERM does); a second call stops waiting."""
         if self._shutdown.is_set():
             self._force.set()
+            self._shutdown_deadline = self.clock.now()
+        elif self._shutdown_deadline is None:
+            self._shutdown_deadline = self.clock.now() + self.shutdown_grace_period
         self.shutting_down = True
         self._shutdown.set()
 
@@ -198,6 +218,7 @@ class Runner:
         installed = _install_signals(loop, self.request_shutdown)
         # every client's requests, from this task and those it starts (rest_client_*)
         Transport.observe_requests(self.metrics.rest)
+        self.scheduler.recorder.start()
         try:
             if self.server is not None:
                 port = await self.server.start()
@@ -216,9 +237,17 @@ class Runner:
                 loop.remove_signal_handler(sig)
             if self.server is not None:
                 await self.server.stop()
+            await self._stop_events()
             await self.cluster.close()
             for close in self._closers:
                 await close()
+
+    async def _stop_events(self) -> None:
+        """Write what Events are left within the grace period (none after a lost Lease or
+        a failure: kube-scheduler exits at once), then drop the rest with a count."""
+        deadline = self._shutdown_deadline if self.shutting_down else None
+        remaining = 0.0 if deadline is None else max(0.0, deadline - self.clock.now())
+        await self.scheduler.recorder.shutdown(remaining)
 
     async def _start_informers(self) -> None:
         _log.info("Starting informers and waiting for sync...")
@@ -296,7 +325,7 @@ class Runner:
             timeout=self.shutdown_grace_period,
             return_when=asyncio.FIRST_COMPLETED,
         )
-        if draining not in done:
+        if draining not in done and sched.cycles_in_flight:
             _log.warning("Shutdown did not wait for every binding cycle to finish")
             sched.abort()
         for t in (draining, forced):
@@ -333,9 +362,9 @@ async def build_runner(options: RunOptions) -> Runner:
 
     async def client(purpose: str = "") -> Transport:
         # each client has its own connection pool and rate limiter (clientConnection's qps
-        # and burst), as kube-scheduler gives leader election a client of its own
-        # (cmd/kube-scheduler/app/options: createClients), so that Lease renewals never
-        # queue behind bindings, status patches and events
+        # and burst), as kube-scheduler gives leader election and events clients of their
+        # own (cmd/kube-scheduler/app/options: createClients), so that Lease renewals and
+        # Events never queue behind bindings and status patches
         return await Transport.connect(
             options.kubeconfig or connection.kubeconfig or None,
             in_cluster=options.in_cluster,
@@ -345,17 +374,15 @@ async def build_runner(options: RunOptions) -> Runner:
         )
 
     transport = await client()
+    events_transport = await client(" events")
+    closers: list[Callable[[], Awaitable[None]]] = [events_transport.close]
     clock = WallClock()
     cluster = KubeCluster(
-        transport,
-        default_kinds(hooks),
-        clock=clock,
-        reporting_instance=f"kubesched-{socket.gethostname()}",
+        transport, default_kinds(hooks), clock=clock, events_transport=events_transport
     )
     election = cfg.leader_election
     leader_elect = election.leader_elect if options.leader_elect is None else options.leader_elect
     elector = None
-    closers: list[Callable[[], Awaitable[None]]] = []
     if leader_elect:
         identity = options.identity or default_identity()
         lease_transport = await client(" leader-election")

@@ -129,7 +129,7 @@ class Scheduler:
                 cluster=cluster,
                 clock=clock,
                 snapshot=self.snapshot,
-                event_recorder=self.recorder,
+                event_recorder=self.recorder.for_profile(prof.scheduler_name),
             )
         first = next(iter(self.profiles.values()))
         self.queue = SchedulingQueue(
@@ -194,7 +194,7 @@ class Scheduler:
         """Wait for in-flight binding cycles and status writes (shutdown)."""
         while self._binding_tasks or self._side_tasks:
             await asyncio.gather(*self._binding_tasks, *self._side_tasks, return_exceptions=True)
-        await self.recorder.flush_now()
+        await self.recorder.flush()
 
     # -- the scheduling cycle -----------------------------------------------------------
     def framework_for_pod(self, pod: Pod) -> Framework | None:
@@ -337,7 +337,7 @@ class Scheduler:
             return
         ns, name = assumed.metadata.namespace or "default", assumed.metadata.name
         message = f"Successfully assigned {ns}/{name} to {host}"
-        self.recorder.event(assumed, "Normal", "Scheduled", "Binding", message)
+        fwk.event_recorder.event(assumed, "Normal", "Scheduled", "Binding", message)
         record = self.records.get(assumed.metadata.uid)
         if record is not None:
             record.result, record.node, record.message = "scheduled", host, ""
@@ -416,7 +416,7 @@ class Scheduler:
         if nominating is not None and nominating.mode is NominatingMode.Override:
             record.nominated_node = nominating.nominated_node_name
         msg = truncate_message(message)
-        self.recorder.event(pod, "Warning", "FailedScheduling", "Scheduling", msg)
+        fwk.event_recorder.event(pod, "Warning", "FailedScheduling", "Scheduling", msg)
         condition = PodCondition(
             type=POD_SCHEDULED,
             status="False",

@@ -69,11 +69,25 @@ class RecordingEventRecorder:
     """Keeps the events a plugin records: (reason, action, message, object key)."""
 
     events: list[tuple[str, str, str, str]] = field(default_factory=list)
+    related: list[str | None] = field(default_factory=list)
+    """The related object's key of each event (None when it names none)."""
 
-    def event(self, obj: Any, event_type: str, reason: str, action: str, message: str) -> None:
-        meta = getattr(obj, "metadata", None)
-        key = f"{meta.namespace or ''}/{meta.name}" if meta is not None else repr(obj)
-        self.events.append((reason, action, message, key))
+    def event(
+        self,
+        obj: Any,
+        event_type: str,
+        reason: str,
+        action: str,
+        message: str,
+        related: Any = None,
+    ) -> None:
+        self.events.append((reason, action, message, _key_of(obj)))
+        self.related.append(None if related is None else _key_of(related))
+
+
+def _key_of(obj: Any) -> str:
+    meta = getattr(obj, "metadata", None)
+    return f"{meta.namespace or ''}/{meta.name}" if meta is not None else repr(obj)
 
 
 @dataclass

@@ -289,10 +289,12 @@ class Evaluator:
                 await cluster.delete("Pod", name, namespace)
             except NotFoundError:
                 return
+        # preemption.go: Eventf(victim, pod, ...): the preemptor is the related object
         handle.event_recorder.event(
             victim,
             "Normal",
             "Preempted",
             "Preempting",
             f"Preempted by pod {preemptor.metadata.uid} on node {candidate.name}",
+            related=preemptor,
         )

@@ -10,8 +10,10 @@ from kubesched.cluster.kube._bodies import (
     EVENTS_API_VERSION,
     binding_body,
     event_body,
+    legacy_event_body,
     merge_patch,
     pod_status_patch,
+    series_patch,
 )
 from kubesched.cluster.kube._cluster import KubeCluster
 from kubesched.cluster.kube._informer import (
@@ -41,7 +43,9 @@ __all__ = [
     "collection_path",
     "decode",
     "event_body",
+    "legacy_event_body",
     "merge_patch",
     "object_path",
     "pod_status_patch",
+    "series_patch",
 ]

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from kubesched.api import Pod, PodCondition
+from kubesched.cluster._events import EventSeries, event_name
 from kubesched.cluster._interface import KubeEvent
 from kubesched.cluster.kube._lease import format_micro_time
 
@@ -17,9 +18,10 @@ __all__ = [
     "EVENTS_API_VERSION",
     "binding_body",
     "event_body",
-    "event_name",
+    "legacy_event_body",
     "merge_patch",
     "pod_status_patch",
+    "series_patch",
 ]
 
 EVENTS_API_VERSION: Final = "events.k8s.io/v1"
@@ -100,37 +102,73 @@ def pod_status_patch(
     return {"status": status}
 
 
-def event_name(regarding_name: str, now: datetime) -> str:
-    """`<name>.<hex nanoseconds>`, as client-go's events library names them."""
-    nanos = int(now.timestamp()) * 1_000_000_000 + now.microsecond * 1000
-    return f"{regarding_name}.{nanos:x}"
+def _note(message: str) -> str:
+    if len(message.encode()) <= MAX_NOTE:  # the limit is in bytes
+        return message
+    return message.encode()[: MAX_NOTE - 4].decode("utf-8", "ignore") + " ..."
 
 
-def event_body(event: KubeEvent, reporting_instance: str, now: datetime) -> dict[str, Any]:
-    """An events.k8s.io/v1 Event for a KubeEvent (what kube-scheduler's recorder writes)."""
-    note = event.message
-    if len(note.encode()) > MAX_NOTE:  # the limit is in bytes
-        note = note.encode()[: MAX_NOTE - 4].decode("utf-8", "ignore") + " ..."
-    regarding: dict[str, Any] = {
-        "apiVersion": "v1",
-        "kind": event.involved_kind,
-        "namespace": event.namespace,
-        "name": event.involved_name,
-    }
-    if event.involved_uid:
-        regarding["uid"] = event.involved_uid
+def _metadata(event: KubeEvent, when: datetime) -> dict[str, Any]:
     return {
+        "name": event.name or event_name(event.involved_name, when),
+        "namespace": event.namespace,
+    }
+
+
+def _series(series: EventSeries) -> dict[str, Any]:
+    return {"count": series.count, "lastObservedTime": format_micro_time(series.last_observed_time)}
+
+
+def event_body(event: KubeEvent, now: datetime) -> dict[str, Any]:
+    """The events.k8s.io/v1 Event kube-scheduler's recorder writes for a KubeEvent (client-go
+    events makeEvent). Its name and eventTime are the KubeEvent's, else made from `now`."""
+    when = event.event_time or now
+    body: dict[str, Any] = {
         "apiVersion": EVENTS_API_VERSION,
         "kind": "Event",
-        "metadata": {"name": event_name(event.involved_name, now), "namespace": event.namespace},
-        "eventTime": format_micro_time(now),
+        "metadata": _metadata(event, when),
+        "eventTime": format_micro_time(when),
         "reportingController": event.reporting_controller,
-        "reportingInstance": reporting_instance[:128],
+        "reportingInstance": event.reporting_instance[:128],
         "action": event.action,
         "reason": event.reason,
-        "regarding": regarding,
-        "note": note,
+        "regarding": event.regarding.to_dict(),
+        "note": _note(event.message),
         "type": event.type,
+    }
+    if event.related is not None:
+        body["related"] = event.related.to_dict()
+    if event.series is not None:
+        body["series"] = _series(event.series)
+    return body
+
+
+def series_patch(series: EventSeries) -> dict[str, Any]:
+    """The strategic merge patch that moves an Event's series on: what
+    createPatchBytesForSeries computes (the Event without and with its series differ
+    only there)."""
+    return {"series": _series(series)}
+
+
+def legacy_event_body(event: KubeEvent, now: datetime) -> dict[str, Any]:
+    """The core/v1 Event of client-go's tools/record (makeEvent, generateEvent): source
+    component and reportingComponent the recorder's, no host, count 1."""
+    when = event.event_time or now
+    stamp = _rfc3339(when)
+    return {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": _metadata(event, when),
+        "involvedObject": event.regarding.to_dict(),
+        "reason": event.reason,
+        "message": event.message,
+        "source": {"component": event.reporting_controller},
+        "firstTimestamp": stamp,
+        "lastTimestamp": stamp,
+        "count": 1,
+        "type": event.type,
+        "reportingComponent": event.reporting_controller,
+        "reportingInstance": event.reporting_instance,
     }
 
 

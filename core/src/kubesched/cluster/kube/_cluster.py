@@ -21,13 +21,16 @@ from typing import Any, TypeVar
 from kubesched._errors import ConflictError, NotFoundError
 from kubesched.api import K8sModel, KindInfo, KindRegistry, Pod, PodCondition
 from kubesched.clock import Clock, WallClock
+from kubesched.cluster._events import EventWriteError
 from kubesched.cluster._interface import Cluster, EventHandler, KubeEvent
 from kubesched.cluster.kube._bodies import (
     EVENTS_API_VERSION,
     binding_body,
     event_body,
+    legacy_event_body,
     merge_patch,
     pod_status_patch,
+    series_patch,
 )
 from kubesched.cluster.kube._informer import Informer, InformerSettings
 from kubesched.cluster.kube._resources import (
@@ -57,8 +60,9 @@ _SERVER_FIELDS = ("resourceVersion", "uid", "creationTimestamp", "generation", "
 class KubeCluster(Cluster):
     """A real API server behind the Cluster interface.
 
-    `reporting_instance` names this replica in the Events it records (events.k8s.io/v1
-    `reportingInstance`); the reporting controller comes from each KubeEvent ("kubesched").
+    Events go through `events_transport` when given: a client of its own, as kube-scheduler
+    gives its event broadcaster (cmd/kube-scheduler/app/options createClients), so they do
+    not queue behind bindings in the scheduling client's rate limiter. The caller closes it.
     """
 
     def __init__(
@@ -67,14 +71,14 @@ class KubeCluster(Cluster):
         kinds: KindRegistry,
         *,
         clock: Clock | None = None,
-        reporting_instance: str = "kubesched",
+        events_transport: Transport | None = None,
         settings: InformerSettings | None = None,
         seed: int | None = None,
     ) -> None:
         self.kinds = kinds
         self.transport = transport
         self.clock = clock or WallClock()
-        self.reporting_instance = reporting_instance
+        self.events_transport = events_transport or transport
         self._settings = settings or InformerSettings()
         self._rng = random.Random(seed)
         self._informers: dict[str, Informer] = {}
@@ -274,17 +278,37 @@ class KubeCluster(Cluster):
                 _log.error("Error updating pod %s: %s", pod.key, exc)
 
     async def record_event(self, event: KubeEvent) -> None:
-        """Create an events.k8s.io/v1 Event; failures are logged and the event dropped, as
-        the events library does once its retries are spent."""
-        body = event_body(event, self.reporting_instance, datetime.now(UTC))
-        path = f"/apis/{EVENTS_API_VERSION}/namespaces/{event.namespace}/events"
+        """Write an Event through the events client: POST it, or PATCH its series onto the
+        Event of its name (strategic merge), POSTing it when the PATCH finds none (client-go
+        events EventSinkImpl and recordEvent). A core/v1 Event goes to the core API.
+
+        Failures are EventWriteErrors: `retry` for a connection error, 5xx or 429,
+        `already_exists` for a create that found the name taken; a closed client is one
+        that is not retried."""
+        if self._closed:
+            raise EventWriteError("the API client is closed")
+        group = "/api/v1" if event.legacy else f"/apis/{EVENTS_API_VERSION}"
+        path = f"{group}/namespaces/{event.namespace}/events"
+        transport = self.events_transport
         try:
-            await self.transport.request("POST", path, body=body)
+            if event.series is not None and not event.legacy:
+                try:
+                    await transport.request(
+                        "PATCH",
+                        f"{path}/{event.name}",
+                        body=series_patch(event.series),
+                        content_type=STRATEGIC_MERGE_PATCH,
+                    )
+                    return
+                except ApiError as exc:
+                    if exc.code != 404:
+                        raise
+            now = datetime.now(UTC)
+            body = legacy_event_body(event, now) if event.legacy else event_body(event, now)
+            await transport.request("POST", path, body=body)
         except ApiError as exc:
-            _log.warning(
-                "Dropped event %s for %s/%s: %s",
-                event.reason,
-                event.namespace,
-                event.involved_name,
-                exc,
-            )
+            transient = exc.code == 0 or exc.code == 429 or exc.code >= 500
+            exists = exc.code == 409 and exc.reason == "AlreadyExists"
+            raise EventWriteError(str(exc), retry=transient, already_exists=exists) from exc
+        except RuntimeError as exc:  # aiohttp: "Session is closed"
+            raise EventWriteError(f"the API client is closed: {exc}") from exc

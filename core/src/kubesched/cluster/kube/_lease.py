@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from kubesched._errors import ConflictError, NotFoundError
+from kubesched.cluster._events import ObjectRef
 from kubesched.cluster.kube._transport import ApiError, Transport
 
 __all__ = ["KubeLeaseLock", "LeaderElectionRecord", "format_micro_time"]
@@ -79,6 +80,22 @@ class KubeLeaseLock:
 
     def describe(self) -> str:
         return f"{self.namespace}/{self.name}"
+
+    def reference(self) -> ObjectRef | None:
+        """The Lease as last read or written, for the LeaderElection Events
+        (resourcelock LeaseLock.RecordEvent: its ObjectMeta, kind Lease,
+        coordination.k8s.io/v1); None before it was read or created."""
+        if self._lease is None:
+            return None
+        meta = self._lease.get("metadata") or {}
+        return ObjectRef(
+            api_version="coordination.k8s.io/v1",
+            kind="Lease",
+            namespace=str(meta.get("namespace") or self.namespace),
+            name=str(meta.get("name") or self.name),
+            uid=str(meta.get("uid") or ""),
+            resource_version=str(meta.get("resourceVersion") or ""),
+        )
 
     @property
     def _collection(self) -> str:

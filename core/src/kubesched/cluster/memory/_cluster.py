@@ -14,7 +14,6 @@ and leaves the previous one untouched, so a MODIFIED event's `old` stays valid.
 from __future__ import annotations
 
 import builtins
-from collections import deque
 from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any, Final, TypeVar
@@ -24,6 +23,7 @@ from kubesched.api import K8sModel, KindInfo, KindRegistry, Pod, PodCondition, P
 from kubesched.clock import Clock
 from kubesched.cluster._interface import Cluster, Controller, EventHandler, KubeEvent, WatchEvent
 from kubesched.cluster.memory._admission import Admission, AdmissionError
+from kubesched.cluster.memory._events import EventStore
 from kubesched.cluster.memory._graceful import (
     Terminations,
     grace_period_on_delete,
@@ -57,7 +57,7 @@ class MemoryCluster(Cluster):
         self._kind_info: dict[str, KindInfo] = {}
         self._resource_version = 0
         self._watch = WatchDispatcher()
-        self._events: deque[KubeEvent] = deque(maxlen=MAX_EVENTS)
+        self._events = EventStore(MAX_EVENTS)
         self._controllers: builtins.list[Controller] = []
         self._terminations = Terminations(clock.now, self._terminated)
 
@@ -273,10 +273,12 @@ class MemoryCluster(Cluster):
         self._store("Pod", key, old.model_copy(update={"status": status}), old)
 
     async def record_event(self, event: KubeEvent) -> None:
-        self._events.append(event)
+        """Keep the Event as the API server would: a series is patched onto the Event of
+        its name. Nothing is awaited, so events are written in the order recorded."""
+        self._events.record(event)
 
     def events(self) -> builtins.list[KubeEvent]:
-        return list(self._events)
+        return self._events.all()
 
     # -- controllers --------------------------------------------------------------------
     def add_controller(self, controller: Controller) -> None:
