@@ -13,9 +13,11 @@ from kubesched.clock import VirtualClock
 from kubesched.cluster.memory import AdmissionError, MemoryCluster, default_kinds
 from kubesched.runtime._hookspecs import PROJECT, hookimpl
 
+APP = {"name": "app", "image": "pause"}
+
 
 def make_pod(name: str, **spec: Any) -> Pod:
-    return Pod.model_validate({"metadata": {"name": name}, "spec": spec})
+    return Pod.model_validate({"metadata": {"name": name}, "spec": {"containers": [APP], **spec}})
 
 
 def make_class(
@@ -133,7 +135,9 @@ def test_admission_reads_the_class_at_create_time(cluster: MemoryCluster) -> Non
 def test_generate_name_gets_a_seeded_suffix() -> None:
     def created_name(seed: int) -> str:
         cluster = MemoryCluster(default_kinds(), VirtualClock(), uid_seed=seed)
-        pod = Pod.model_validate({"metadata": {"generateName": "web-"}})
+        pod = Pod.model_validate(
+            {"metadata": {"generateName": "web-"}, "spec": {"containers": [APP]}}
+        )
         [stored] = cluster.create_many([pod])
         return stored.metadata.name
 

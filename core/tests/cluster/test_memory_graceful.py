@@ -26,7 +26,7 @@ def make_pod(
     phase: str | None = None,
     deletion_grace: int | None = None,
 ) -> Pod:
-    spec: dict[str, Any] = {"nodeName": node}
+    spec: dict[str, Any] = {"nodeName": node, "containers": [{"name": "c", "image": "pause"}]}
     if grace is not None:
         spec["terminationGracePeriodSeconds"] = grace
     meta: dict[str, Any] = {"name": name, "namespace": "default"}

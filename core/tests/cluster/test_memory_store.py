@@ -19,7 +19,8 @@ run = asyncio.run
 
 
 def make_pod(name: str, namespace: str | None = None) -> Pod:
-    return Pod.model_validate({"metadata": {"name": name, "namespace": namespace}})
+    spec = {"containers": [{"name": "c", "image": "pause"}]}
+    return Pod.model_validate({"metadata": {"name": name, "namespace": namespace}, "spec": spec})
 
 
 def make_node(name: str) -> Node:

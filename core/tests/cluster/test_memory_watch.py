@@ -16,7 +16,8 @@ run = asyncio.run
 
 
 def make_pod(name: str) -> Pod:
-    return Pod.model_validate({"metadata": {"name": name}})
+    spec = {"containers": [{"name": "c", "image": "pause"}]}
+    return Pod.model_validate({"metadata": {"name": name}, "spec": spec})
 
 
 def make_node(name: str) -> Node:

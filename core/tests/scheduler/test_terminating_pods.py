@@ -23,7 +23,7 @@ def _node(name: str, cpu: str) -> Node:
 def _pod(name: str, cpu: str, node: str = "", grace: int | None = None) -> Pod:
     spec: dict[str, Any] = {
         "nodeName": node,
-        "containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}],
+        "containers": [{"name": "c", "image": "pause", "resources": {"requests": {"cpu": cpu}}}],
     }
     if grace is not None:
         spec["terminationGracePeriodSeconds"] = grace

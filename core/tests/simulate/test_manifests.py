@@ -221,7 +221,10 @@ def test_loaded_objects_create_cleanly_in_a_memory_cluster() -> None:
 
 def test_generate_name_is_accepted_and_named_by_the_cluster(tmp_path: Path) -> None:
     manifest = tmp_path / "gen.yaml"
-    manifest.write_text("apiVersion: v1\nkind: Pod\nmetadata: {generateName: web-}\n")
+    manifest.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {generateName: web-}\n"
+        "spec: {containers: [{name: c, image: pause}]}\n"
+    )
     loaded = load_manifests([manifest], default_kinds())
     cluster = MemoryCluster(default_kinds(), VirtualClock())
 

@@ -87,7 +87,7 @@ def pod(
     disruption_target: bool = False,
 ) -> Pod:
     """A pod as upstream's `st.MakePod().Name(n).UID(n)...` builds it (uid = name)."""
-    containers = [{"name": "c", "resources": {"requests": dict(req)}}] if req else []
+    containers = [{"name": "c", "image": "pause", "resources": {"requests": dict(req or {})}}]
     spec: dict[str, Any] = {"containers": containers}
     if node:
         spec["nodeName"] = node

@@ -15,7 +15,7 @@ from kubesched_builtin.kinds import PodDisruptionBudget
 def _pod(name: str, cpu: str, prio: int, node: str = "", **extra: Any) -> Pod:
     spec: dict[str, Any] = {
         "priority": prio,
-        "containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}],
+        "containers": [{"name": "c", "image": "pause", "resources": {"requests": {"cpu": cpu}}}],
     }
     if node:
         spec["nodeName"] = node

@@ -28,7 +28,7 @@ PREEMPTING = "preemption: not eligible due to a terminating pod on the nominated
 def _pod(name: str, cpu: str, prio: int, node: str = "", grace: int | None = None) -> Pod:
     spec: dict[str, Any] = {
         "priority": prio,
-        "containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}],
+        "containers": [{"name": "c", "image": "pause", "resources": {"requests": {"cpu": cpu}}}],
     }
     if node:
         spec["nodeName"] = node

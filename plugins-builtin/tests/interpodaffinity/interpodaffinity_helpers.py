@@ -94,7 +94,7 @@ def make_pod(
 ) -> Pod:
     """A pod (each with its own uid, so same-named pods can share a node)."""
     uid = f"uid-{next(_uids)}"
-    spec: dict[str, Any] = {"containers": []}
+    spec: dict[str, Any] = {"containers": [{"name": "c", "image": "pause"}]}
     if node:
         spec["nodeName"] = node
     if aff:

@@ -51,7 +51,7 @@ def label_selector(**labels: str) -> dict[str, Any]:
 class SpreadPod:
     def __init__(self, name: str) -> None:
         self.meta: dict[str, Any] = {"name": name, "namespace": "default", "uid": name}
-        self.spec: dict[str, Any] = {"containers": []}
+        self.spec: dict[str, Any] = {"containers": [{"name": "c", "image": "pause"}]}
 
     def ns(self, namespace: str) -> SpreadPod:
         self.meta["namespace"] = namespace

@@ -13,6 +13,23 @@ from kubesched.api import Node, Pod
 __all__ = ["NodeBuilder", "PodBuilder", "make_node", "make_pod"]
 
 
+_EMPTY: dict[str, Any] = {"name": "c0", "image": "pause"}
+
+
+def requirements(requests: dict[str, str | int]) -> dict[str, Any]:
+    """Requests, and for an extended resource (`example.com/gpu`) the equal limit the API
+    server requires."""
+    limits = {
+        k: v
+        for k, v in requests.items()
+        if k.startswith("hugepages-") or ("/" in k and "kubernetes.io/" not in k)
+    }
+    resources: dict[str, Any] = {"requests": dict(requests)}
+    if limits:
+        resources["limits"] = limits
+    return resources
+
+
 class PodBuilder:
     def __init__(self, name: str, namespace: str = "default", uid: str | None = None) -> None:
         self._d: dict[str, Any] = {
@@ -38,13 +55,17 @@ class PodBuilder:
         `**{"nvidia.com/gpu": 1}`)."""
         n = len(self._spec["containers"])
         self._spec["containers"].append(
-            {"name": f"c{n}", "image": "pause", "resources": {"requests": dict(requests)}}
+            {"name": f"c{n}", "image": "pause", "resources": requirements(requests)}
         )
         return self
 
     def init_req(self, sidecar: bool = False, **requests: str | int) -> PodBuilder:
         inits = self._spec.setdefault("initContainers", [])
-        c: dict[str, Any] = {"name": f"i{len(inits)}", "resources": {"requests": dict(requests)}}
+        c: dict[str, Any] = {
+            "name": f"i{len(inits)}",
+            "image": "pause",
+            "resources": requirements(requests),
+        }
         if sidecar:
             c["restartPolicy"] = "Always"
         inits.append(c)
@@ -87,6 +108,9 @@ class PodBuilder:
         return self
 
     def obj(self) -> Pod:
+        """The pod; one without containers gets an empty one, as the API server needs one."""
+        if not self._spec["containers"]:
+            return Pod.model_validate({**self._d, "spec": {**self._spec, "containers": [_EMPTY]}})
         return Pod.model_validate(self._d)
 
 

@@ -21,6 +21,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from kubesched.api import Node, Pod
+from kubesched.testing._builders import requirements
 from kubesched.testing._scenario import ClusterScenario, Scenario, fits_on
 
 __all__ = [
@@ -337,7 +338,7 @@ def pods(
     gates."""
     ns = namespace or draw(st.sampled_from(NAMESPACES))
     containers: list[dict[str, Any]] = [
-        {"name": f"c{i}", "image": "registry.example/app:1", "resources": {"requests": r}}
+        {"name": f"c{i}", "image": "registry.example/app:1", "resources": requirements(r)}
         for i, r in enumerate(draw(_containers()))
     ]
     if draw(st.integers(0, 4)) == 4:

@@ -29,6 +29,7 @@ from kubesched.cluster.memory._graceful import (
     grace_period_on_delete,
     shortened_grace_period,
 )
+from kubesched.cluster.memory._validation import validate_on_create
 from kubesched.cluster.memory._watch import WatchDispatcher
 
 __all__ = ["MAX_EVENTS", "MemoryCluster"]
@@ -309,6 +310,7 @@ class MemoryCluster(Cluster):
         meta = new.metadata  # type: ignore[attr-defined]
         self._normalize_namespace(info, meta)
         self._admission.admit(new, info.plural, self._priority_classes, self._priority_class)
+        validate_on_create(new, info)
         key = self._key_of(info, meta)
         store = self._stores.setdefault(info.kind, {})
         if key in store:
