@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Literal
 
 import click
 from rich.console import Console
@@ -93,7 +94,7 @@ def _evicted(result: SimulationResult, key: str) -> str:
 
 
 @click.command("simulate")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, allow_dash=True))
 @click.option(
     "--config",
     "config",
@@ -154,6 +155,14 @@ def _evicted(result: SimulationResult, key: str) -> str:
     help="Print only the summary and how many pods are not bound for each reason (JSON: "
     '{"summary", "reasons", "skipped"}).',
 )
+@click.option(
+    "--validate",
+    type=click.Choice(["strict", "warn", "ignore"]),
+    default="strict",
+    show_default=True,
+    help="A field no Kubernetes type has (a typo such as `resource:`), as kubectl apply "
+    "--validate: an error, a warning on stderr, or not looked for.",
+)
 @log_level_option
 @feature_gates_option
 def simulate_command(
@@ -166,6 +175,7 @@ def simulate_command(
     explain: Sequence[str],
     only: Sequence[str],
     summary_only: bool,
+    validate: Literal["strict", "warn", "ignore"],
     log_level: str,
 ) -> None:
     """Load PATHS (manifest files or folders), schedule every pending pod on virtual time
@@ -186,9 +196,19 @@ def simulate_command(
                     until=until_s,
                     progress=PhaseProgress(bar),
                     explain=explain,
+                    validate=validate,
+                    warn=_warn,
                 )
         else:
-            result = simulate(paths, config=config, seed=seed, until=until_s, explain=explain)
+            result = simulate(
+                paths,
+                config=config,
+                seed=seed,
+                until=until_s,
+                explain=explain,
+                validate=validate,
+                warn=_warn,
+            )
     err = output_console(stderr=True)
     if not result.objects:
         files = len(result.files)
@@ -210,6 +230,11 @@ def simulate_command(
     render_result(result, console, only=only, summary_only=summary_only)
     for key in explain:
         _render_explained(result, key, console)
+
+
+def _warn(message: str) -> None:
+    """A problem the run goes on despite (`--validate warn`), one line on stderr."""
+    output_console(stderr=True).print(f"[yellow]warning:[/] {escape(message)}", highlight=False)
 
 
 def _render_explained(result: SimulationResult, key: str, console: Console) -> None:

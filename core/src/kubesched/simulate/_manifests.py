@@ -1,17 +1,22 @@
 """Kubernetes manifests in, validated objects out, in an order safe to create them.
 
 Reads what people already have: `kubectl apply` files (multi-document YAML), `kubectl get -o
-yaml|json` output (`kind: List`, `PodList` ...), and folders of either. Kinds nobody
-registered (Deployments, Services ...) are skipped and reported, not errors, so a real
-cluster's dump loads as is. Everything else that is wrong stops the load with a
-`ManifestError` naming the file, the document and the field.
+yaml|json` output (`kind: List`, `PodList` ...), folders of either, and `-` for standard
+input. Kinds nobody registered (Deployments, Services ...) are skipped and reported, not
+errors, so a real cluster's dump loads as is. A field no Kubernetes type has is an error, as
+with `kubectl apply` (see `_fields`). Everything else that is wrong stops the load with a
+`ManifestError` naming the file, the document and the field; so does an object the cluster
+then refuses to create (`create_objects`).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Sequence
+import re
+import sys
+import warnings
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -21,8 +26,23 @@ from pydantic import ValidationError
 
 from kubesched._errors import ManifestError
 from kubesched.api import K8sModel, KindRegistry
+from kubesched.cluster import Cluster
+from kubesched.cluster.memory import AdmissionError
+from kubesched.simulate._fields import FieldValidation, UnknownField, list_fields, unknown_fields
 
-__all__ = ["LoadedManifests", "SkippedObject", "load_manifests"]
+__all__ = [
+    "STDIN",
+    "LoadedManifests",
+    "ManifestWarning",
+    "SkippedObject",
+    "create_objects",
+    "load_manifests",
+]
+
+STDIN: Final = "<stdin>"
+"""The file name of manifests read from standard input (a path given as ``-``)."""
+
+Warn = Callable[[str], None]
 
 _SUFFIXES: Final = frozenset({".yaml", ".yml", ".json"})
 _YAML_LOADER: Final[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -34,6 +54,15 @@ _OTHER_GROUP: Final = 3
 _POD_GROUP: Final = 4
 
 _NOT_AN_OBJECT: Final = "expected a Kubernetes object (a mapping with apiVersion and kind)"
+
+# upstream lists these supported values in another order than kubesched's models do
+# (sets.List sorts the protocols; ValidateTolerations lists Equal first)
+_UPSTREAM_ORDER: Final = (("Equal", "Exists"), ("SCTP", "TCP", "UDP"))
+_LITERAL: Final = re.compile(r"'((?:[^'\\]|\\.)*)'")
+
+
+class ManifestWarning(UserWarning):
+    """A problem `load_manifests` reports and goes on: an unknown field with ``warn``."""
 
 
 @dataclass(frozen=True)
@@ -49,22 +78,34 @@ class SkippedObject:
 
 @dataclass
 class LoadedManifests:
-    """The loaded objects in creation order, what was skipped, and the files read."""
+    """The loaded objects in creation order with the (file, document) each came from, what
+    was skipped, the files read and the warnings given."""
 
     objects: list[K8sModel] = field(default_factory=list)
     skipped: list[SkippedObject] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    origins: list[tuple[str, int]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
-def load_manifests(paths: Sequence[str | os.PathLike[str]], kinds: KindRegistry) -> LoadedManifests:
-    """Load every object in `paths` (files, or folders read recursively for *.yaml, *.yml
-    and *.json in path order).
+def load_manifests(
+    paths: Sequence[str | os.PathLike[str]],
+    kinds: KindRegistry,
+    *,
+    validate: FieldValidation = "strict",
+    warn: Warn | None = None,
+) -> LoadedManifests:
+    """Load every object in `paths` (files, folders read recursively for *.yaml, *.yml and
+    *.json in path order, or ``-`` for standard input, named ``<stdin>`` in errors).
 
     Objects come back sorted for creation: Namespaces, PriorityClasses, Nodes, other kinds
     in file order, then Pods, each group in file order. Raises ManifestError on the first
-    file, document or field that is not valid.
+    file, document or field that is not valid. A field no Kubernetes type has is such an
+    error with `validate` ``strict``; with ``warn`` it is passed to `warn` (by default a
+    ManifestWarning) and kept in `LoadedManifests.warnings`; with ``ignore`` it is not
+    looked for.
     """
-    loader = _Loader(kinds)
+    loader = _Loader(kinds, validate, warn)
     for file in _expand(paths):
         loader.result.files.append(file)
         for document, data in _documents(file):
@@ -72,12 +113,32 @@ def load_manifests(paths: Sequence[str | os.PathLike[str]], kinds: KindRegistry)
     loaded = loader.result
     order = sorted(range(len(loaded.objects)), key=lambda i: (loader.groups[i], i))
     loaded.objects = [loaded.objects[i] for i in order]
+    loaded.origins = [loaded.origins[i] for i in order]
     return loaded
+
+
+async def create_objects(
+    cluster: Cluster, objects: Sequence[K8sModel], origins: Sequence[tuple[str, int]] = ()
+) -> None:
+    """Create `objects` in order. An object the cluster refuses (AdmissionError: the API
+    server's 403 or 422) stops it with a ManifestError naming the file and document the
+    object came from (`origins`, parallel to `objects`, when known)."""
+    for index, obj in enumerate(objects):
+        try:
+            await cluster.create(obj)
+        except AdmissionError as error:
+            if index >= len(origins):
+                raise
+            file, document = origins[index]
+            raise ManifestError(str(error), file=file, document=document) from error
 
 
 def _expand(paths: Sequence[str | os.PathLike[str]]) -> list[str]:
     files: list[str] = []
     for raw in paths:
+        if os.fspath(raw) == "-":
+            files.append(STDIN)
+            continue
         path = Path(raw)
         if path.is_dir():
             found = sorted(
@@ -93,14 +154,16 @@ def _expand(paths: Sequence[str | os.PathLike[str]]) -> list[str]:
 
 def _documents(file: str) -> Iterator[tuple[int, Any]]:
     """(1-based document number, parsed document) for each document in `file`, empty
-    documents included (as None) so the numbers match the file's `---` separators."""
+    documents included (as None) so the numbers match the file's `---` separators. Standard
+    input is JSON when it starts with ``{`` (`kubectl get -o json`), else YAML."""
     try:
-        text = Path(file).read_text(encoding="utf-8")
+        text = sys.stdin.read() if file == STDIN else Path(file).read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
         raise ManifestError(f"not UTF-8 text: {error.reason}", file=file) from error
     except OSError as error:
         raise ManifestError(f"cannot read: {error.strerror or error}", file=file) from error
-    if file.lower().endswith(".json"):
+    as_json = text.lstrip().startswith("{") if file == STDIN else file.lower().endswith(".json")
+    if as_json:
         try:
             yield 1, json.loads(text)
         except json.JSONDecodeError as error:
@@ -133,11 +196,25 @@ def _yaml_detail(error: yaml.YAMLError) -> str:
 class _Loader:
     """Validates documents one at a time and collects objects, groups and skips."""
 
-    def __init__(self, kinds: KindRegistry) -> None:
+    def __init__(self, kinds: KindRegistry, validate: FieldValidation, warn: Warn | None) -> None:
         self.kinds = kinds
+        self.validate = validate
+        self.warn = warn
         self.result = LoadedManifests()
         self.groups: list[int] = []
         self._seen: dict[tuple[str, str], str] = {}
+
+    def check_fields(self, unknown: list[UnknownField], where: dict[str, Any]) -> None:
+        """Raise the first unknown field (strict) or warn of each (warn)."""
+        for problem in unknown if self.validate != "ignore" else []:
+            error = ManifestError(problem.detail, path=_path(problem.loc), **where)
+            if self.validate == "strict":
+                raise error
+            self.result.warnings.append(str(error))
+            if self.warn is not None:
+                self.warn(str(error))
+            else:
+                warnings.warn(str(error), ManifestWarning, stacklevel=4)
 
     def add(self, file: str, document: int, data: Any, loc: tuple[str | int, ...]) -> None:
         if data is None:
@@ -161,12 +238,15 @@ class _Loader:
                 )
             )
             return
+        self.check_fields(unknown_fields(data, api_version, kind, loc), where)
         try:
             obj = info.model.model_validate(data)
         except ValidationError as error:
             first = error.errors()[0]
-            path = _path(loc + tuple(_clean_loc(first["loc"])))
-            raise ManifestError(_error_detail(first), path=path or None, **where) from error
+            field_loc = tuple(_clean_loc(first["loc"]))
+            path = _path(loc + field_loc)
+            detail = _error_detail(first, field_loc)
+            raise ManifestError(detail, path=path or None, **where) from error
 
         meta = obj.metadata  # type: ignore[attr-defined]
         if not meta.name and not meta.generate_name:
@@ -187,6 +267,7 @@ class _Loader:
                 )
             self._seen[key] = f"{file} document {document}"
         self.result.objects.append(obj)
+        self.result.origins.append((file, document))
         self.groups.append(
             _POD_GROUP if info.kind == "Pod" else _KIND_GROUP.get(info.kind, _OTHER_GROUP)
         )
@@ -208,6 +289,7 @@ class _Loader:
         kind: str,
         loc: tuple[str | int, ...],
     ) -> None:
+        self.check_fields(list_fields(data, loc), {"file": file, "document": document})
         items = data.get("items") or []
         if not isinstance(items, list):
             raise ManifestError(
@@ -263,10 +345,13 @@ def _path(loc: tuple[str | int, ...] | list[str | int]) -> str:
     return "".join(out)
 
 
-def _error_detail(error: Any) -> str:
-    """One pydantic error as `what was expected, got <value>`."""
+def _error_detail(error: Any, loc: tuple[str | int, ...]) -> str:
+    """One pydantic error as `what was expected, got <value>`; a value outside a field's
+    enumeration as the API server words it."""
     if error["type"] == "missing":
         return "Required value"
+    if error["type"] == "literal_error":
+        return _unsupported(error, loc)
     got = _show(error.get("input"))
     cause = (error.get("ctx") or {}).get("error")
     if error["type"] == "value_error" and cause is not None:
@@ -277,6 +362,19 @@ def _error_detail(error: Any) -> str:
             message = "expected " + message.removeprefix("Input should be ")
     # QuantityError and friends already quote the bad value.
     return message if got in message else f"{message}, got {got}"
+
+
+def _unsupported(error: Any, loc: tuple[str | int, ...]) -> str:
+    """upstream field.NotSupported, or for a selector's operator field.Invalid (pkg/apis/core
+    and meta/v1 validation: ValidateNodeSelectorRequirement, ValidateLabelSelectorRequirement)."""
+    got = _show(error.get("input"))
+    if len(loc) >= 3 and loc[-1] == "operator" and loc[-3] in ("matchExpressions", "matchFields"):
+        return f"Invalid value: {got}: not a valid selector operator"
+    # an empty value in a model's choices stands for "unset", which upstream never lists
+    values = [v for v in _LITERAL.findall(str((error.get("ctx") or {}).get("expected", ""))) if v]
+    values = next((list(o) for o in _UPSTREAM_ORDER if set(o) == set(values)), values)
+    listed = ", ".join(json.dumps(v) for v in values)
+    return f"Unsupported value: {got}: supported values: {listed}"
 
 
 def _show(value: Any) -> str:

@@ -37,7 +37,8 @@ from kubesched.cluster.memory import MemoryCluster, default_kinds
 from kubesched.config import PluginCatalog, ResolvedConfig, load_config, resolve
 from kubesched.runtime import PluginRegistry, hookimpl, make_plugin_manager
 from kubesched.scheduler import AttemptError, Scheduler
-from kubesched.simulate._manifests import load_manifests
+from kubesched.simulate._fields import FieldValidation
+from kubesched.simulate._manifests import Warn, create_objects, load_manifests
 from kubesched.simulate._preemptions import PodHistory, Preemption, format_seconds
 from kubesched.simulate._results import (
     NodeAllocation,
@@ -91,8 +92,11 @@ class Simulation:
         progress: Progress | None = None,
         hooks: pluggy.PluginManager | None = None,
         explain: Sequence[str] = (),
+        origins: Sequence[tuple[str, int]] = (),
     ) -> None:
         self.objects = list(objects)
+        self.origins = list(origins)
+        """(file, document) of each object, when they came from manifests."""
         self.config = config
         self.registry = registry
         self.seed = seed
@@ -116,8 +120,7 @@ class Simulation:
 
     async def _main(self) -> SimulationResult:
         loop = asyncio.get_running_loop()
-        for obj in self.objects:
-            await self.cluster.create(obj)
+        await create_objects(self.cluster, self.objects, self.origins)
         # the pods some profile will try (a pod left to another scheduler is never decided)
         names = {p.scheduler_name for p in self.config.profiles}
         pods = sum(
@@ -329,17 +332,20 @@ def simulate(
     until: float | None = None,
     progress: Progress | None = None,
     explain: Sequence[str] = (),
+    validate: FieldValidation = "strict",
+    warn: Warn | None = None,
 ) -> SimulationResult:
     """Load manifests and a config, simulate, and return where every pod went.
 
     `explain` names pods (`name` in the default namespace, or `namespace/name`) whose last
-    attempt is explained plugin by plugin in `SimulationResult.explanations`."""
+    attempt is explained plugin by plugin in `SimulationResult.explanations`. `validate`
+    and `warn` say what an unknown field in a manifest is (see `load_manifests`)."""
     pm = make_plugin_manager()
     registry = PluginRegistry.discover()
     catalog = PluginCatalog(registry.plugins, registry.broken, registry.providers())
     source = os.fspath(config) if config is not None else None
     resolved = resolve(load_config(config), catalog, source)
-    loaded = load_manifests(paths, default_kinds(pm))
+    loaded = load_manifests(paths, default_kinds(pm), validate=validate, warn=warn)
     _check_explained(explain, loaded.objects)
     sim = Simulation(
         loaded.objects,
@@ -350,6 +356,7 @@ def simulate(
         progress=progress,
         hooks=pm,
         explain=explain,
+        origins=loaded.origins,
     )
     result = sim.run()
     result.skipped = group_skipped(loaded.skipped)
