@@ -90,6 +90,7 @@ def test_public_names_are_pinned() -> None:
         "merge_plugins",
         "parse_config",
         "parse_duration",
+        "plugin_args_error",
         "resolve",
     ]
 

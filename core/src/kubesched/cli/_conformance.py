@@ -16,6 +16,7 @@ from rich.table import Table
 from kubesched._errors import ConfigError, KubeschedError, PluginLoadError
 from kubesched._install import extra_hint
 from kubesched.cli._console import fit_table, output_console
+from kubesched.config import plugin_args_error
 from kubesched.runtime import PluginRegistry
 from kubesched.testing._runner import ConformanceReport, run_conformance
 
@@ -112,7 +113,7 @@ def conformance_command(
         try:
             entry.plugin.Args.model_validate(args)
         except pydantic.ValidationError as exc:
-            raise ConfigError(f"args of {name}: {exc}", file=args_file) from None
+            raise plugin_args_error(exc, entry.plugin.Args, name, args_file) from None
     report = run_conformance(name, args, examples=examples, strict=strict)
     render_report(report, console, details=details)
     if not report.ok:

@@ -18,6 +18,7 @@ from kubesched.config._defaults import (
     default_plugins,
 )
 from kubesched.config._effective import effective_config_dict
+from kubesched.config._field_errors import plugin_args_error
 from kubesched.config._load import load_config, parse_config
 from kubesched.config._merge import MergedSet, merge_plugins
 from kubesched.config._models import (
@@ -63,5 +64,6 @@ __all__ = [
     "merge_plugins",
     "parse_config",
     "parse_duration",
+    "plugin_args_error",
     "resolve",
 ]

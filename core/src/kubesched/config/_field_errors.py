@@ -23,6 +23,7 @@ __all__ = [
     "format_value",
     "invalid",
     "join_path",
+    "plugin_args_error",
     "pydantic_errors",
     "required",
     "unsupported",
@@ -118,6 +119,17 @@ def pydantic_errors(
             detail = invalid(error.get("input"), message)
         result.append((path, detail))
     return result
+
+
+def plugin_args_error(
+    exc: ValidationError, model: type[BaseModel], plugin: str, file: str | None
+) -> ConfigError:
+    """A plugin's args (a file holding what `pluginConfig[].args` holds) that do not
+    validate: ``<file>: args of <plugin>: <field>: <detail>``, one line per problem."""
+    errors = FieldErrors()
+    for path, detail in pydantic_errors(exc, "", model):
+        errors.add(f"args of {plugin}: {path}" if path else f"args of {plugin}", detail)
+    return errors.error(file)
 
 
 @dataclass
