@@ -9,7 +9,7 @@ selector excludes them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from kubesched.api import Node, Pod
 from kubesched.cluster import Cluster, WatchEvent
@@ -63,6 +63,12 @@ def _assigned(pod: Pod) -> bool:
 def _lower_or_equal_priority(priority: int) -> Callable[[Pod], bool]:
     # upstream getLEPriorityPreCheck (eventhandlers.go)
     return lambda p: p.priority <= priority
+
+
+_NOT_QUEUE_EVENTS: Final = frozenset({"Namespace", "PriorityClass"})
+"""Kinds the scheduler reads but never turns into queue events: upstream has no
+EventResource for them (pkg/scheduler/framework/types.go, eventhandlers.go), so even a
+plugin registered for every event is not woken by a namespace or PriorityClass change."""
 
 
 class EventHandlers:
@@ -190,6 +196,8 @@ class EventHandlers:
     # -- kinds plugin packages registered -----------------------------------------------
     def on_other(self, ev: WatchEvent) -> None:
         self._sched.cluster_changes += 1
+        if ev.kind in _NOT_QUEUE_EVENTS:
+            return
         action = {
             "ADDED": ActionType.Add,
             "MODIFIED": ActionType.UpdateOther,
