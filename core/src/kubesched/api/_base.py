@@ -41,6 +41,9 @@ def format_quantity(value: Fraction) -> str:
     milli = value * 1000
     if milli.denominator == 1:
         return f"{milli.numerator}m"
+    nano = value * 10**9  # parsed quantities are exact to 1n; float() would round 1e7+1n away
+    if nano.denominator == 1:
+        return f"{nano.numerator}n"
     return str(float(value))
 
 
