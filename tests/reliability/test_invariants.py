@@ -1,0 +1,258 @@
+"""Invariants of the scheduler on the embedded cluster, checked after every step of a
+hypothesis state machine (issue 18).
+
+Rules create nodes, create pods (priorities, requests), delete pods (bound ones terminate
+for their terminationGracePeriodSeconds), delete and cordon nodes, and advance virtual time
+(until the scheduler is quiescent, or for at most N virtual seconds). After every step:
+
+- the scheduler cache and the cluster agree on each node's pods (cache = bound + assumed),
+  and no existing node holds more than its allocatable cpu, memory and pods;
+- a pod is bound only to a node that exists, or to one deleted while the pod was already
+  bound or assumed there (the API server does not unbind pods of a deleted node; the pod GC
+  controller that would delete them is not modelled);
+- every pending pod is in exactly one place of the queue (active, backoff, unschedulable
+  pool, which also holds gated pods, or in flight), and the queue holds nothing else;
+- an assumed pod is bound or forgotten at the next idle point (no Permit waits here);
+- no pod is bound twice (its node never changes, one Scheduled event per pod).
+
+Budget: `KUBESCHED_STATEFUL_EXAMPLES` (default 8) examples of up to
+`KUBESCHED_STATEFUL_STEPS` (default 25) steps. See docs/reliability.md (## Invariants).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Coroutine
+from typing import Any
+
+from hypothesis import HealthCheck, event, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from kubesched.api import Node, Pod
+from kubesched.config import PluginCatalog, load_config, resolve
+from kubesched.framework import NodeInfo
+from kubesched.runtime import PluginRegistry, make_plugin_manager
+from kubesched.scheduler import Scheduler
+from kubesched.simulate import Simulation
+from kubesched.testing import make_node, make_pod
+
+EXAMPLES = int(os.environ.get("KUBESCHED_STATEFUL_EXAMPLES", "8"))
+STEPS = int(os.environ.get("KUBESCHED_STATEFUL_STEPS", "25"))
+
+
+class Cluster:
+    """The embedded cluster and the default-profile scheduler, driven step by step on
+    virtual time (what `Simulation.run` does in one go)."""
+
+    def __init__(self) -> None:
+        pm = make_plugin_manager()
+        registry = PluginRegistry.discover()
+        catalog = PluginCatalog(registry.plugins, registry.broken, registry.providers())
+        self.sim = Simulation([], resolve(load_config(None), catalog, None), registry, hooks=pm)
+        self.loop = self.sim.loop
+        self.cluster = self.sim.cluster
+        self.scheduler = Scheduler(
+            self.cluster,
+            self.sim.config,
+            registry.plugins,
+            clock=self.sim.clock,
+            seed=0,
+            hooks=pm,
+        )
+        self.sim.scheduler = self.scheduler
+        self.scheduler.start_watching()
+        self._runner = self.loop.create_task(self.scheduler.run())
+
+    def do(self, op: Coroutine[Any, Any, Any]) -> None:
+        self.loop.run_until_complete(op)
+
+    def settle(self, seconds: float) -> None:
+        """Run until the scheduler is quiescent or `seconds` of virtual time have passed."""
+        target = self.sim.clock.now() + seconds
+        done: asyncio.Future[None] = self.loop.create_future()
+
+        def on_idle(next_timer: float | None) -> None:
+            if done.done():
+                return
+            if self.sim._quiescent():
+                done.set_result(None)
+            elif next_timer is None or next_timer > target:
+                self.sim.clock.advance_to(target)
+                done.set_result(None)
+
+        self.loop.set_idle_callback(on_idle)
+        try:
+            self.loop.run_until_complete(done)
+        finally:
+            self.loop.set_idle_callback(None)
+
+    def close(self) -> None:
+        self.scheduler.stop()
+        for task in asyncio.all_tasks(self.loop):
+            task.cancel()
+        self.loop.run_until_complete(asyncio.sleep(0))
+        self.loop.close()
+
+
+class SchedulerInvariants(RuleBasedStateMachine):
+    def __init__(self) -> None:
+        super().__init__()
+        self.c = Cluster()
+        self.counter = 0
+        self.deleted_nodes: dict[str, set[str]] = {}
+        """Deleted node -> uids bound or assumed there when it was deleted."""
+        self.created_nodes: set[str] = set()
+        self.bound_to: dict[str, str] = {}
+        """uid -> the node it was first seen bound to."""
+
+    def teardown(self) -> None:
+        bound = sum(1 for p in self._pods() if p.spec.node_name)
+        pending = sum(1 for p in self._pods() if not p.spec.node_name)
+        # coverage figures for --hypothesis-show-statistics (capped to keep them few)
+        event(f"bound pods at the end: {min(bound, 5)}")
+        event(f"pending pods at the end: {min(pending, 3)}")
+        event(f"preemptions: {min(self._preempted(), 3)}")
+        self.c.close()
+
+    def _preempted(self) -> int:
+        return sum(1 for e in self.c.cluster.events() if e.reason == "Preempted")
+
+    # -- helpers ------------------------------------------------------------------------
+    def _name(self, prefix: str) -> str:
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def _nodes(self) -> list[Node]:
+        return sorted(self.c.cluster.list("Node"), key=lambda n: n.metadata.name)
+
+    def _pods(self) -> list[Pod]:
+        return sorted(self.c.cluster.list("Pod"), key=lambda p: p.metadata.name)
+
+    # -- rules --------------------------------------------------------------------------
+    @rule(
+        cpu=st.sampled_from(["1", "2", "4"]),
+        memory=st.sampled_from(["1Gi", "4Gi"]),
+        pods=st.sampled_from([2, 4, 110]),
+    )
+    def create_node(self, cpu: str, memory: str, pods: int) -> None:
+        name = self._name("n")
+        self.created_nodes.add(name)
+        node = make_node(name).alloc(cpu=cpu, memory=memory, pods=pods).obj()
+        self.c.do(self.c.cluster.create(node))
+
+    @rule(
+        cpu=st.sampled_from(["100m", "500m", "1", "2"]),
+        memory=st.sampled_from(["128Mi", "1Gi", "3Gi"]),
+        priority=st.sampled_from([0, 100, 1000]),
+        grace=st.sampled_from([0, 5, 30]),
+    )
+    def create_pod(self, cpu: str, memory: str, priority: int, grace: int) -> None:
+        pod = (
+            make_pod(self._name("p"))
+            .req(cpu=cpu, memory=memory)
+            .priority(priority)
+            .spec(terminationGracePeriodSeconds=grace)
+            .obj()
+        )
+        self.c.do(self.c.cluster.create(pod))
+
+    @precondition(lambda self: bool(self.c.cluster.list("Pod")))
+    @rule(data=st.data())
+    def delete_pod(self, data: st.DataObject) -> None:
+        pod = data.draw(st.sampled_from(self._pods()), label="pod")
+        self.c.do(self.c.cluster.delete("Pod", pod.metadata.name, "default"))
+
+    @precondition(lambda self: bool(self.c.cluster.list("Node")))
+    @rule(data=st.data())
+    def delete_node(self, data: st.DataObject) -> None:
+        node = data.draw(st.sampled_from(self._nodes()), label="node")
+        name = node.metadata.name
+        there = {p.metadata.uid for p in self._pods() if p.spec.node_name == name}
+        cached = self.c.scheduler.cache.dump().get(name)
+        if cached is not None:
+            there |= {p.pod.metadata.uid for p in cached.pods}
+        self.deleted_nodes[name] = there
+        self.c.do(self.c.cluster.delete("Node", name))
+
+    @precondition(lambda self: bool(self.c.cluster.list("Node")))
+    @rule(data=st.data(), unschedulable=st.booleans())
+    def cordon_node(self, data: st.DataObject, unschedulable: bool) -> None:
+        node = data.draw(st.sampled_from(self._nodes()), label="node")
+        spec = node.spec.model_copy(update={"unschedulable": unschedulable})
+        self.c.do(self.c.cluster.update(node.model_copy(update={"spec": spec})))
+
+    @rule(seconds=st.sampled_from([0.0, 1.0, 10.0, 60.0, 400.0]))
+    def advance(self, seconds: float) -> None:
+        self.c.settle(seconds)
+
+    # -- invariants ---------------------------------------------------------------------
+    @invariant()
+    def cache_agrees_with_cluster_and_fits(self) -> None:
+        self.c.settle(0.0)  # deliver the step's events: an idle point of the loop
+        cache = self.c.scheduler.cache
+        assert cache.assumed_pod_count() == 0, "assumed pods left at an idle point"
+        dump = cache.dump()
+        bound: dict[str, list[Pod]] = {}
+        for pod in self._pods():
+            if pod.spec.node_name:
+                bound.setdefault(pod.spec.node_name, []).append(pod)
+        names = set(bound) | {n for n, info in dump.items() if info.pods or info.node}
+        for name in names:
+            want = {p.metadata.uid for p in bound.get(name, [])}
+            info = dump.get(name)
+            got = set() if info is None else {p.pod.metadata.uid for p in info.pods}
+            assert got == want, f"node {name}: cache {sorted(got)} != cluster {sorted(want)}"
+        for node in self._nodes():
+            info = NodeInfo(node)
+            for pod in bound.get(node.metadata.name, []):
+                info.add_pod(pod)
+            cached = dump[node.metadata.name]
+            assert cached.requested.milli_cpu == info.requested.milli_cpu
+            assert cached.requested.memory == info.requested.memory
+            a, r = info.allocatable, info.requested
+            assert r.milli_cpu <= a.milli_cpu, f"{node.metadata.name}: cpu over allocatable"
+            assert r.memory <= a.memory, f"{node.metadata.name}: memory over allocatable"
+            assert len(info.pods) <= a.allowed_pod_number, f"{node.metadata.name}: pods"
+
+    @invariant()
+    def bound_only_to_existing_nodes_and_once(self) -> None:
+        existing = {n.metadata.name for n in self._nodes()}
+        for pod in self._pods():
+            uid, node = pod.metadata.uid, pod.spec.node_name
+            if not node:
+                continue
+            assert self.bound_to.setdefault(uid, node) == node, f"{uid} bound twice"
+            assert node in self.created_nodes, f"{uid} bound to unknown node {node}"
+            if node not in existing:
+                assert uid in self.deleted_nodes[node], f"{uid} bound to deleted node {node}"
+        scheduled: dict[str, int] = {}
+        for ev in self.c.cluster.events():
+            if ev.reason == "Scheduled":
+                scheduled[ev.involved_name] = scheduled.get(ev.involved_name, 0) + 1
+        assert all(n == 1 for n in scheduled.values()), scheduled
+
+    @invariant()
+    def every_pending_pod_is_in_one_queue_place(self) -> None:
+        queue = self.c.scheduler.queue
+        places: dict[str, list[str]] = {}
+        for place, infos in queue.pending_pods().items():
+            for qpi in infos:
+                places.setdefault(qpi.uid, []).append(place)
+        for qpi in queue.in_flight_pods():
+            places.setdefault(qpi.uid, []).append("in flight")
+        pending = {p.metadata.uid for p in self._pods() if not p.spec.node_name}
+        for uid in pending:
+            assert len(places.get(uid, [])) == 1, f"pending {uid} in {places.get(uid, [])}"
+        stale = set(places) - pending
+        assert not stale, f"queue holds pods that are not pending: {sorted(stale)}"
+
+
+SchedulerInvariants.TestCase.settings = settings(
+    max_examples=EXAMPLES,
+    stateful_step_count=STEPS,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+TestSchedulerInvariants = SchedulerInvariants.TestCase
