@@ -24,33 +24,39 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Coroutine
-from typing import Any
+from typing import Any, ClassVar
 
 from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from kubesched.api import Node, Pod
-from kubesched.config import PluginCatalog, load_config, resolve
+from kubesched.api import Node, ObjectMeta, Pod
+from kubesched.config import PluginCatalog, load_config, parse_config, resolve
 from kubesched.framework import NodeInfo
 from kubesched.runtime import PluginRegistry, make_plugin_manager
 from kubesched.scheduler import Scheduler
 from kubesched.simulate import Simulation
 from kubesched.testing import make_node, make_pod
+from kubesched_coscheduling import POD_GROUP_LABEL, PodGroup, PodGroupSpec
 
 EXAMPLES = int(os.environ.get("KUBESCHED_STATEFUL_EXAMPLES", "8"))
 STEPS = int(os.environ.get("KUBESCHED_STATEFUL_STEPS", "25"))
+PERMIT_TIMEOUT = 10
+OTHER_SCHEDULER = "other-scheduler"
+"""A scheduler that is not running: its pods stay pending and out of the queue."""
+"""Every PodGroup's scheduleTimeoutSeconds: the longest a pod may wait at Permit."""
 
 
 class Cluster:
     """The embedded cluster and the default-profile scheduler, driven step by step on
     virtual time (what `Simulation.run` does in one go)."""
 
-    def __init__(self) -> None:
+    def __init__(self, config: dict[str, Any] | None = None) -> None:
         pm = make_plugin_manager()
         registry = PluginRegistry.discover()
         catalog = PluginCatalog(registry.plugins, registry.broken, registry.providers())
-        self.sim = Simulation([], resolve(load_config(None), catalog, None), registry, hooks=pm)
+        resolved = resolve(load_config(None) if config is None else parse_config(config), catalog)
+        self.sim = Simulation([], resolved, registry, hooks=pm)
         self.loop = self.sim.loop
         self.cluster = self.sim.cluster
         self.scheduler = Scheduler(
@@ -63,7 +69,14 @@ class Cluster:
         )
         self.sim.scheduler = self.scheduler
         self.scheduler.start_watching()
+        for controllers in pm.hook.kubesched_cluster_controllers(cluster=self.cluster):
+            for controller in controllers:
+                self.cluster.add_controller(controller)
+        self.do(self._start_controllers())
         self._runner = self.loop.create_task(self.scheduler.run())
+
+    async def _start_controllers(self) -> None:
+        self.cluster.start_controllers()
 
     def do(self, op: Coroutine[Any, Any, Any]) -> None:
         self.loop.run_until_complete(op)
@@ -97,9 +110,16 @@ class Cluster:
 
 
 class SchedulerInvariants(RuleBasedStateMachine):
+    """The default profile (kubesched-builtin's plugins)."""
+
+    CONFIG: ClassVar[dict[str, Any] | None] = None
+
     def __init__(self) -> None:
         super().__init__()
-        self.c = Cluster()
+        self.c = Cluster(self.CONFIG)
+        self.waiting_since: dict[str, tuple[object, float]] = {}
+        """uid -> (its WaitingPod, when it was first seen waiting at Permit)."""
+        self.seen_waiting = 0
         self.counter = 0
         self.deleted_nodes: dict[str, set[str]] = {}
         """Deleted node -> uids bound or assumed there when it was deleted."""
@@ -114,6 +134,7 @@ class SchedulerInvariants(RuleBasedStateMachine):
         event(f"bound pods at the end: {min(bound, 5)}")
         event(f"pending pods at the end: {min(pending, 3)}")
         event(f"preemptions: {min(self._preempted(), 3)}")
+        event(f"pods seen waiting at Permit: {min(self.seen_waiting, 3)}")
         self.c.close()
 
     def _preempted(self) -> int:
@@ -191,13 +212,14 @@ class SchedulerInvariants(RuleBasedStateMachine):
     @invariant()
     def cache_agrees_with_cluster_and_fits(self) -> None:
         self.c.settle(0.0)  # deliver the step's events: an idle point of the loop
-        cache = self.c.scheduler.cache
-        assert cache.assumed_pod_count() == 0, "assumed pods left at an idle point"
-        dump = cache.dump()
+        dump = self.c.scheduler.cache.dump()
+        assumed = self._check_assumed(dump)
         bound: dict[str, list[Pod]] = {}
         for pod in self._pods():
             if pod.spec.node_name:
                 bound.setdefault(pod.spec.node_name, []).append(pod)
+        for node_name, pods in assumed.items():
+            bound.setdefault(node_name, []).extend(pods)
         names = set(bound) | {n for n, info in dump.items() if info.pods or info.node}
         for name in names:
             want = {p.metadata.uid for p in bound.get(name, [])}
@@ -215,6 +237,33 @@ class SchedulerInvariants(RuleBasedStateMachine):
             assert r.milli_cpu <= a.milli_cpu, f"{node.metadata.name}: cpu over allocatable"
             assert r.memory <= a.memory, f"{node.metadata.name}: memory over allocatable"
             assert len(info.pods) <= a.allowed_pod_number, f"{node.metadata.name}: pods"
+
+    def _check_assumed(self, dump: dict[str, NodeInfo]) -> dict[str, list[Pod]]:
+        """Assumed pods by node. At an idle point every binding cycle has run, so an
+        assumed pod is one waiting at Permit, and no longer than its timeout."""
+        cache, now = self.c.scheduler.cache, self.c.sim.clock.now()
+        waiting = {
+            wp.pod.metadata.uid: wp
+            for f in self.c.scheduler.profiles.values()
+            for wp in f.waiting_pods
+        }
+        assumed: dict[str, list[Pod]] = {}
+        for name, info in dump.items():
+            for pi in info.pods:
+                if cache.is_assumed_pod(pi.pod):
+                    assumed.setdefault(name, []).append(pi.pod)
+        uids = {p.metadata.uid for pods in assumed.values() for p in pods}
+        assert uids == set(waiting), f"assumed {sorted(uids)} != waiting {sorted(waiting)}"
+        self.waiting_since = {
+            uid: (wp, self.waiting_since[uid][1])
+            if uid in self.waiting_since and self.waiting_since[uid][0] is wp
+            else (wp, now)
+            for uid, wp in waiting.items()
+        }
+        self.seen_waiting += sum(1 for _, since in self.waiting_since.values() if since == now)
+        for uid, (_, since) in self.waiting_since.items():
+            assert now - since <= PERMIT_TIMEOUT, f"{uid} assumed since {since}, now {now}"
+        return assumed
 
     @invariant()
     def bound_only_to_existing_nodes_and_once(self) -> None:
@@ -242,17 +291,90 @@ class SchedulerInvariants(RuleBasedStateMachine):
                 places.setdefault(qpi.uid, []).append(place)
         for qpi in queue.in_flight_pods():
             places.setdefault(qpi.uid, []).append("in flight")
-        pending = {p.metadata.uid for p in self._pods() if not p.spec.node_name}
+        pending = {
+            p.metadata.uid
+            for p in self._pods()
+            if not p.spec.node_name and p.spec.scheduler_name != OTHER_SCHEDULER
+        }
         for uid in pending:
             assert len(places.get(uid, [])) == 1, f"pending {uid} in {places.get(uid, [])}"
         stale = set(places) - pending
         assert not stale, f"queue holds pods that are not pending: {sorted(stale)}"
 
 
-SchedulerInvariants.TestCase.settings = settings(
-    max_examples=EXAMPLES,
-    stateful_step_count=STEPS,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+class GangInvariants(SchedulerInvariants):
+    """scheduler-plugins' reference profile (Coscheduling the queueSort, with the default
+    plugins) and gangs: besides the invariants above, no gang is bound below minMember."""
+
+    CONFIG: ClassVar[dict[str, Any] | None] = {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "profiles": [
+            {
+                "schedulerName": "default-scheduler",
+                "plugins": {
+                    "multiPoint": {"enabled": [{"name": "Coscheduling"}]},
+                    "queueSort": {
+                        "enabled": [{"name": "Coscheduling"}],
+                        "disabled": [{"name": "*"}],
+                    },
+                },
+            }
+        ],
+    }
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.groups: dict[str, int] = {}
+        """PodGroup name -> minMember."""
+        self.ever_bound: dict[str, set[str]] = {}
+        """PodGroup name -> uids of its members seen bound."""
+
+    @rule(
+        members=st.integers(1, 4),
+        min_member=st.integers(1, 3),
+        cpu=st.sampled_from(["500m", "1", "2"]),
+        priority=st.sampled_from([0, 1000]),
+        foreign=st.booleans(),
+    )
+    def create_gang(
+        self, members: int, min_member: int, cpu: str, priority: int, foreign: bool
+    ) -> None:
+        """A gang of `members` pods; with `foreign`, the last one is another scheduler's,
+        so a quorum that needs it never comes and its siblings wait at Permit until the
+        timeout."""
+        group = self._name("g")
+        self.groups[group] = min_member
+        spec = PodGroupSpec(min_member=min_member, schedule_timeout_seconds=PERMIT_TIMEOUT)
+        pod_group = PodGroup(metadata=ObjectMeta(name=group, namespace="default"), spec=spec)
+        self.c.do(self.c.cluster.create(pod_group))
+        for i in range(members):
+            member = (
+                make_pod(f"{group}-{i}")
+                .label(**{POD_GROUP_LABEL: group})
+                .req(cpu=cpu, memory="128Mi")
+                .priority(priority)
+            )
+            if foreign and i == members - 1:
+                member.scheduler(OTHER_SCHEDULER)
+            self.c.do(self.c.cluster.create(member.obj()))
+
+    @invariant()
+    def no_gang_bound_below_min_member(self) -> None:
+        for pod in self._pods():
+            group = pod.metadata.labels.get(POD_GROUP_LABEL)
+            if group and pod.spec.node_name:
+                self.ever_bound.setdefault(group, set()).add(pod.metadata.uid)
+        for group, uids in self.ever_bound.items():
+            assert len(uids) >= self.groups[group], f"gang {group}: {len(uids)} bound"
+
+
+for _machine in (SchedulerInvariants, GangInvariants):
+    _machine.TestCase.settings = settings(
+        max_examples=EXAMPLES,
+        stateful_step_count=STEPS,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
 TestSchedulerInvariants = SchedulerInvariants.TestCase
+TestGangInvariants = GangInvariants.TestCase
