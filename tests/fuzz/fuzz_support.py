@@ -84,7 +84,7 @@ _replacements = st.one_of(
     odd_scalars,
     st.lists(odd_scalars, max_size=3),
     st.dictionaries(odd_text, odd_scalars, max_size=3),
-    st.integers(min_value=50, max_value=400).map(lambda depth: _deep(1, depth)),
+    st.integers(min_value=20, max_value=150).map(lambda depth: _deep(1, depth)),
 )
 
 

@@ -70,6 +70,12 @@ def _decode(text: str, file: str, as_json: bool) -> Any:
     except json.JSONDecodeError as exc:
         detail = f"malformed JSON: line {exc.lineno}, column {exc.colno}: {exc.msg}"
         raise ConfigError(detail, file=file) from None
+    except RecursionError:
+        raise ConfigError("malformed JSON: nested too deeply", file=file) from None
+    except yaml.reader.ReaderError as exc:  # its str() adds a second line
+        first_line = str(exc).split("\n", 1)[0]
+        detail = f"malformed YAML: character {exc.position + 1}: {first_line}"
+        raise ConfigError(detail, file=file) from None
     except yaml.YAMLError as exc:
         detail = "malformed YAML"
         mark = getattr(exc, "problem_mark", None)

@@ -169,6 +169,8 @@ def _documents(file: str) -> Iterator[tuple[int, Any]]:
         except json.JSONDecodeError as error:
             detail = f"invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}"
             raise ManifestError(detail, file=file, document=1) from error
+        except RecursionError:
+            raise ManifestError("invalid JSON: nested too deeply", file=file, document=1) from None
         return
     documents = yaml.load_all(text, Loader=_YAML_LOADER)
     number = 0
@@ -184,6 +186,9 @@ def _documents(file: str) -> Iterator[tuple[int, Any]]:
 
 
 def _yaml_detail(error: yaml.YAMLError) -> str:
+    if isinstance(error, yaml.reader.ReaderError):  # its str() adds a second line
+        first_line = str(error).split("\n", 1)[0]
+        return f"invalid YAML at character {error.position + 1}: {first_line}"
     mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
     problem = getattr(error, "problem", None) or str(error)
     context = getattr(error, "context", None)

@@ -27,6 +27,7 @@ from kubesched.api import (
     default_pod_level_resources,
 )
 from kubesched.clock import Clock
+from kubesched.cluster.memory._validation_field import _go_value
 from kubesched.features import feature_enabled
 
 __all__ = ["SYSTEM_PRIORITY_CLASSES", "Admission", "AdmissionError"]
@@ -60,7 +61,8 @@ class AdmissionError(KubeschedError, ValueError):
         self.reason = reason
 
     def __str__(self) -> str:
-        return f'{self.plural} "{self.name}" is {self.reason}: {self.detail}'
+        # upstream formats the name with %q (apimachinery/pkg/api/errors NewInvalid/NewForbidden)
+        return f"{self.plural} {_go_value(self.name)} is {self.reason}: {self.detail}"
 
 
 class Admission:
