@@ -15,8 +15,8 @@ for their terminationGracePeriodSeconds), delete and cordon nodes, and advance v
 - an assumed pod is bound or forgotten at the next idle point (no Permit waits here);
 - no pod is bound twice (its node never changes, one Scheduled event per pod).
 
-Budget: `KUBESCHED_STATEFUL_EXAMPLES` (default 8) examples of up to
-`KUBESCHED_STATEFUL_STEPS` (default 25) steps. See docs/reliability.md (## Invariants).
+Budget: `KUBESCHED_STATEFUL_EXAMPLES` (default 20) examples of up to
+`KUBESCHED_STATEFUL_STEPS` (default 30) steps. See docs/reliability.md (## Invariants).
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ from kubesched.simulate import Simulation
 from kubesched.testing import make_node, make_pod
 from kubesched_coscheduling import POD_GROUP_LABEL, PodGroup, PodGroupSpec
 
-EXAMPLES = int(os.environ.get("KUBESCHED_STATEFUL_EXAMPLES", "8"))
-STEPS = int(os.environ.get("KUBESCHED_STATEFUL_STEPS", "25"))
+EXAMPLES = int(os.environ.get("KUBESCHED_STATEFUL_EXAMPLES", "20"))
+STEPS = int(os.environ.get("KUBESCHED_STATEFUL_STEPS", "30"))
 PERMIT_TIMEOUT = 10
 OTHER_SCHEDULER = "other-scheduler"
 """A scheduler that is not running: its pods stay pending and out of the queue."""
