@@ -28,7 +28,13 @@ from typing import Any, ClassVar
 
 from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+)
 
 from kubesched.api import Node, ObjectMeta, Pod
 from kubesched.config import PluginCatalog, load_config, parse_config, resolve
@@ -152,6 +158,12 @@ class SchedulerInvariants(RuleBasedStateMachine):
         return sorted(self.c.cluster.list("Pod"), key=lambda p: p.metadata.name)
 
     # -- rules --------------------------------------------------------------------------
+    @initialize(nodes=st.integers(1, 3))
+    def start_with_nodes(self, nodes: int) -> None:
+        """Most examples then have somewhere to bind from their first pod on."""
+        for _ in range(nodes):
+            self.create_node("4", "4Gi", 110)
+
     @rule(
         cpu=st.sampled_from(["1", "2", "4"]),
         memory=st.sampled_from(["1Gi", "4Gi"]),
