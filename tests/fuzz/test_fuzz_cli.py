@@ -188,6 +188,11 @@ _REGRESSIONS = [
     ),
     (
         "cluster.yaml",
+        'apiVersion: v1\nkind: Node\nmetadata: {name: n}\n"\\r\\n": 1\n',
+        'document 1: \\r\\n: unknown field "\\r\\n"',
+    ),
+    (
+        "cluster.yaml",
         'apiVersion: v1\nkind: Node\nmetadata: {name: "\\x1e"}\n',
         'document 1: Node "\\u001e" is invalid: metadata.name: Invalid value: "\\u001e": ',
     ),
@@ -220,6 +225,13 @@ def test_simulate_regressions_exit_with_one_line(
             '{"kind": ' + "[" * 5000 + "]" * 5000 + "}",
             "malformed JSON: nested too deeply\n",
         ),
+        (
+            "config.yaml",
+            "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+            'profiles: [{plugins: {queueSort: {enabled: [{name: "\\r\\n"}]}}}]\n',
+            "profiles[0].plugins.queueSort.enabled[0]: "
+            'QueueSortPlugin "\\r\\n" does not exist: plugin "\\r\\n" is not installed; ',
+        ),
     ],
 )
 def test_config_regressions_exit_with_one_line(
@@ -228,4 +240,6 @@ def test_config_regressions_exit_with_one_line(
     file = tmp_path / name
     file.write_text(text, encoding="utf-8")
     code, stderr = _run("config", "defaults", "--config", str(file))
-    assert (code, stderr) == (2, f"error: {file}: {expected}")
+    assert code == 2
+    assert stderr.startswith(f"error: {file}: {expected}"), stderr
+    assert stderr.count("\n") == 1

@@ -56,3 +56,9 @@ def test_kube_decode_fails_only_with_decode_error_and_round_trips(
         assert "\n" not in str(error)
         return
     assert decode(info, obj.to_dict()) == obj
+
+
+def test_kube_decode_of_a_non_object_metadata_is_a_decode_error() -> None:
+    expected = r'^Node "" from the API server does not decode: metadata'
+    with pytest.raises(DecodeError, match=expected):
+        decode(_KINDS["Node"], {"metadata": "1.5.3Gi"})

@@ -32,7 +32,8 @@ _quantity_text = st.one_of(
 @example(value="1.5.3Gi")
 @example(value="1e99999999")
 @example(value="9" * 5000)
-@example(value="10000000.000000001")  # format_quantity once rounded it through float
+@example(value="10000000.000000001")
+@example(value="\n")  # once broke the error line  # format_quantity once rounded it through float
 def test_parse_quantity_fails_only_with_quantity_error_and_round_trips(value: Any) -> None:
     try:
         parsed = parse_quantity(value)
@@ -45,6 +46,8 @@ def test_parse_quantity_fails_only_with_quantity_error_and_round_trips(value: An
 def test_malformed_quantity_is_named_in_one_line() -> None:
     with pytest.raises(QuantityError, match=r'^quantity "1\.5\.3Gi" is not valid: expected'):
         parse_quantity("1.5.3Gi")
+    with pytest.raises(QuantityError, match=r'^quantity "1\\nGi" is not valid: expected'):
+        parse_quantity("1\nGi")
 
 
 _labels = st.dictionaries(odd_text, odd_text, max_size=4)

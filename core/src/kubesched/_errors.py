@@ -17,6 +17,7 @@ __all__ = [
     "PluginLoadError",
     "QuantityError",
     "UnknownPodError",
+    "printable",
 ]
 
 
@@ -30,6 +31,14 @@ def _restore(
 
 def _join(*parts: str | None) -> str:
     return ": ".join(part for part in parts if part)
+
+
+def printable(text: str) -> str:
+    """`text` with each non-printable character escaped (``\\n``, ``\\x1e``, ``\\u2028``), close
+    to Go's strconv.Quote, so a key or value taken from the input cannot break an error line."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 class KubeschedError(Exception):
@@ -64,6 +73,7 @@ class QuantityError(KubeschedError, ValueError):
     def __str__(self) -> str:
         # A runaway value (a pasted file, 5000 digits) should not flood the log line.
         text = self.text if len(self.text) <= 100 else self.text[:97] + "..."
+        text = printable(text)
         return f'quantity "{text}" is not valid: {self.detail}'
 
 
@@ -82,7 +92,9 @@ class ConfigError(KubeschedError):
         self.detail = detail
 
     def __str__(self) -> str:
-        return _join(self.file, self.path, self.detail)
+        # the detail may be several problems, one per line (config._field_errors.FieldErrors)
+        detail = "\n".join(printable(line) for line in self.detail.split("\n"))
+        return _join(self.file, printable(self.path or ""), detail)
 
 
 class ManifestError(KubeschedError):
@@ -109,7 +121,7 @@ class ManifestError(KubeschedError):
 
     def __str__(self) -> str:
         document = None if self.document is None else f"document {self.document}"
-        return _join(self.file, document, self.path, self.detail)
+        return _join(self.file, document, printable(self.path or ""), printable(self.detail))
 
 
 class PluginLoadError(KubeschedError):

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from kubesched._errors import printable
 from kubesched._install import install_hint
 from kubesched.config._defaults import DEFAULT_PROVIDERS, default_plugins
 from kubesched.config._field_errors import FieldErrors, format_value, invalid, pydantic_errors
@@ -81,7 +82,8 @@ class ResolvedConfig:
 
 def _missing(catalog: PluginCatalog, point: str, name: str) -> str:
     # upstream: `<Type>Plugin "<name>" does not exist`, plus what to install
-    detail = f'{point}Plugin "{name}" does not exist: plugin "{name}" is not installed'
+    shown = printable(name)
+    detail = f'{point}Plugin "{shown}" does not exist: plugin "{shown}" is not installed'
     distribution = catalog.provider(name)
     if distribution:
         detail += f": it is provided by {distribution} ({install_hint(distribution)})"

@@ -65,7 +65,9 @@ def object_path(info: KindInfo, name: str, namespace: str | None = None) -> str:
 def key_of_raw(info: KindInfo, raw: Mapping[str, Any]) -> str:
     """The cache key of a raw object: `namespace/name`, or `name` when cluster-scoped
     (the same keys the memory cluster uses)."""
-    meta = raw.get("metadata") or {}
+    meta = raw.get("metadata")
+    if not isinstance(meta, Mapping):  # a malformed object still needs a key for its error
+        meta = {}
     name = str(meta.get("name") or "")
     if info.namespaced:
         return f"{meta.get('namespace') or 'default'}/{name}"
