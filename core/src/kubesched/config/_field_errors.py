@@ -15,7 +15,7 @@ from typing import Any, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
-from kubesched._errors import ConfigError
+from kubesched._errors import ConfigError, printable
 
 __all__ = [
     "FieldErrors",
@@ -151,7 +151,8 @@ class FieldErrors:
         """One ConfigError for all collected errors (there must be at least one)."""
         (path, detail), *rest = self.items
         for other_path, other_detail in rest:
-            line = ": ".join(part for part in (file, other_path, other_detail) if part)
+            parts = (file, printable(other_path), printable(other_detail))  # one line each
+            line = ": ".join(part for part in parts if part)
             detail += "\n" + line
         return ConfigError(detail, file=file, path=path or None)
 
