@@ -137,6 +137,7 @@ class SchedulerInvariants(RuleBasedStateMachine):
         bound = sum(1 for p in self._pods() if p.spec.node_name)
         pending = sum(1 for p in self._pods() if not p.spec.node_name)
         # coverage figures for --hypothesis-show-statistics (capped to keep them few)
+        event(f"pods ever bound: {min(len(self.bound_to), 5)}")
         event(f"bound pods at the end: {min(bound, 5)}")
         event(f"pending pods at the end: {min(pending, 3)}")
         event(f"preemptions: {min(self._preempted(), 3)}")
