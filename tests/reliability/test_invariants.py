@@ -91,6 +91,9 @@ class SchedulerInvariants(RuleBasedStateMachine):
     def _pods(self) -> list[Pod]:
         return sorted(self.c.cluster.list("Pod"), key=lambda p: p.metadata.name)
 
+    def _gated(self) -> list[Pod]:
+        return [p for p in self._pods() if p.spec.scheduling_gates]
+
     # -- rules --------------------------------------------------------------------------
     @initialize(nodes=st.integers(1, 3))
     def start_with_nodes(self, nodes: int) -> None:
@@ -114,16 +117,25 @@ class SchedulerInvariants(RuleBasedStateMachine):
         memory=st.sampled_from(["128Mi", "1Gi", "3Gi"]),
         priority=st.sampled_from([0, 100, 1000]),
         grace=st.sampled_from([0, 5, 30]),
+        gated=st.booleans(),
     )
-    def create_pod(self, cpu: str, memory: str, priority: int, grace: int) -> None:
+    def create_pod(self, cpu: str, memory: str, priority: int, grace: int, gated: bool) -> None:
         pod = (
             make_pod(self._name("p"))
             .req(cpu=cpu, memory=memory)
             .priority(priority)
             .spec(terminationGracePeriodSeconds=grace)
-            .obj()
         )
-        self.c.do(self.c.cluster.create(pod))
+        if gated:
+            pod.gates("example.com/hold")
+        self.c.do(self.c.cluster.create(pod.obj()))
+
+    @precondition(lambda self: bool(self._gated()))
+    @rule(data=st.data())
+    def ungate_pod(self, data: st.DataObject) -> None:
+        pod = data.draw(st.sampled_from(self._gated()), label="pod")
+        spec = pod.spec.model_copy(update={"scheduling_gates": []})
+        self.c.do(self.c.cluster.update(pod.model_copy(update={"spec": spec})))
 
     @precondition(lambda self: bool(self.c.cluster.list("Pod")))
     @rule(data=st.data())
