@@ -3,6 +3,7 @@
 from kubesched.runtime._framework import Framework, NodePluginScores, PodNominator, ProfileSpec
 from kubesched.runtime._hooks import make_plugin_manager
 from kubesched.runtime._hookspecs import hookimpl
+from kubesched.runtime._profiles import build_profiles
 from kubesched.runtime._registry import (
     ENTRY_POINT_GROUP,
     KNOWN_PROVIDERS,
@@ -28,6 +29,7 @@ __all__ = [
     "ProfileSpec",
     "WaitingPodImpl",
     "WaitingPodsMap",
+    "build_profiles",
     "go_duration",
     "hookimpl",
     "make_plugin_manager",

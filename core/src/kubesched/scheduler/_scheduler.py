@@ -37,7 +37,7 @@ from kubesched.framework import (
     Status,
 )
 from kubesched.queue import QueueProfile, SchedulingQueue
-from kubesched.runtime import Framework, ProfileSpec
+from kubesched.runtime import Framework, build_profiles
 from kubesched.scheduler._algorithm import (
     NoNodesAvailableError,
     ScheduleResult,
@@ -114,23 +114,14 @@ class Scheduler:
         self.algorithm = SchedulingAlgorithm(
             self.snapshot, self.rng, cfg.percentage_of_nodes_to_score
         )
-        self.profiles: dict[str, Framework] = {}
-        for prof in config.profiles:
-            spec = ProfileSpec(
-                scheduler_name=prof.scheduler_name,
-                points=prof.points,
-                weights=prof.weights,
-                args=prof.args,
-                percentage_of_nodes_to_score=prof.percentage_of_nodes_to_score,
-            )
-            self.profiles[prof.scheduler_name] = Framework(
-                spec,
-                plugins,
-                cluster=cluster,
-                clock=clock,
-                snapshot=self.snapshot,
-                event_recorder=self.recorder.for_profile(prof.scheduler_name),
-            )
+        self.profiles: dict[str, Framework] = build_profiles(
+            config,
+            plugins,
+            cluster=cluster,
+            clock=clock,
+            snapshot=self.snapshot,
+            recorder_factory=self.recorder.for_profile,
+        )
         first = next(iter(self.profiles.values()))
         self.queue = SchedulingQueue(
             clock,

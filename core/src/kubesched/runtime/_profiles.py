@@ -1,0 +1,51 @@
+"""Building every profile of a resolved configuration: scheduler name → Framework.
+
+Upstream: pkg/scheduler/profile/profile.go (NewMap). This is the one place a configuration
+becomes running profiles; the scheduler and every test harness go through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from kubesched.clock import Clock
+from kubesched.config import ResolvedConfig
+from kubesched.framework import EventRecorder, Plugin, Snapshot
+from kubesched.runtime._framework import Framework, ProfileSpec
+
+__all__ = ["build_profiles"]
+
+
+def build_profiles(
+    resolved: ResolvedConfig,
+    registry: Mapping[str, type[Plugin]],
+    *,
+    cluster: Any,
+    clock: Clock,
+    snapshot: Snapshot,
+    recorder_factory: Callable[[str], EventRecorder],
+) -> dict[str, Framework]:
+    """One Framework per profile of ``resolved``, keyed by scheduler name, in config order.
+
+    ``registry``: plugin name → class (upstream's Registry). ``recorder_factory`` gives each
+    profile the EventRecorder for its scheduler name (upstream's RecorderFactory).
+    """
+    profiles: dict[str, Framework] = {}
+    for prof in resolved.profiles:
+        spec = ProfileSpec(
+            scheduler_name=prof.scheduler_name,
+            points=prof.points,
+            weights=prof.weights,
+            args=prof.args,
+            percentage_of_nodes_to_score=prof.percentage_of_nodes_to_score,
+        )
+        profiles[prof.scheduler_name] = Framework(
+            spec,
+            registry,
+            cluster=cluster,
+            clock=clock,
+            snapshot=snapshot,
+            event_recorder=recorder_factory(prof.scheduler_name),
+        )
+    return profiles
