@@ -25,6 +25,7 @@ from kubesched.clock import VirtualClock
 from kubesched.framework import (
     Code,
     CycleState,
+    Diagnosis,
     FilterPlugin,
     NodeInfo,
     PodInfo,
@@ -35,7 +36,7 @@ from kubesched.framework import (
     Status,
 )
 from kubesched.runtime import Framework, ProfileSpec
-from kubesched.scheduler import Diagnosis, SchedulingAlgorithm, StatusError
+from kubesched.scheduler import SchedulingAlgorithm, StatusError
 from kubesched.testing import make_node, make_pod
 
 

@@ -14,6 +14,7 @@ from kubesched.framework._events import (
     QueueingHint,
     QueueingHintFn,
 )
+from kubesched.framework._fit_error import Diagnosis, FitError
 from kubesched.framework._interface import (
     EXTENSION_POINTS,
     MAX_NODE_SCORE,
@@ -81,11 +82,13 @@ __all__ = [
     "ClusterEventWithHint",
     "Code",
     "CycleState",
+    "Diagnosis",
     "EnqueueExtensions",
     "EventRecorder",
     "EventResource",
     "FilterExplainer",
     "FilterPlugin",
+    "FitError",
     "Handle",
     "HostPortInfo",
     "ImageStateSummary",

@@ -3,6 +3,7 @@
 from kubesched.scheduler._algorithm import (
     MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND,
     MIN_FEASIBLE_NODES_TO_FIND,
+    NO_NODES_AVAILABLE,
     NoNodesAvailableError,
     ScheduleResult,
     SchedulingAlgorithm,
@@ -12,7 +13,6 @@ from kubesched.scheduler._algorithm import (
 from kubesched.scheduler._attempt_error import AttemptError
 from kubesched.scheduler._explain import Explanation, NodeExplanation
 from kubesched.scheduler._explain_cycle import CycleExplainer
-from kubesched.scheduler._fit_error import NO_NODES_AVAILABLE, Diagnosis, FitError
 from kubesched.scheduler._recorder import ClusterEventRecorder
 from kubesched.scheduler._scheduler import AttemptRecord, Scheduler, SchedulerStats
 
@@ -24,9 +24,7 @@ __all__ = [
     "AttemptRecord",
     "ClusterEventRecorder",
     "CycleExplainer",
-    "Diagnosis",
     "Explanation",
-    "FitError",
     "NoNodesAvailableError",
     "NodeExplanation",
     "ScheduleResult",

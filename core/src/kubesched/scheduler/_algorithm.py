@@ -19,14 +19,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from kubesched.api import Pod
-from kubesched.framework import Code, CycleState, NodeInfo, NodeToStatus, Snapshot, Status
+from kubesched.framework import (
+    Code,
+    CycleState,
+    Diagnosis,
+    FitError,
+    NodeInfo,
+    NodeToStatus,
+    Snapshot,
+    Status,
+)
 from kubesched.runtime import Framework, NodePluginScores
-from kubesched.scheduler._fit_error import NO_NODES_AVAILABLE, Diagnosis, FitError
 
 __all__ = [
     "FILTER_CHUNK_MIN",
     "MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND",
     "MIN_FEASIBLE_NODES_TO_FIND",
+    "NO_NODES_AVAILABLE",
     "NoNodesAvailableError",
     "ScheduleResult",
     "SchedulingAlgorithm",
@@ -37,6 +46,8 @@ MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 FILTER_CHUNK_MIN = 32
 """Nodes filtered per chunk: the feasible nodes still wanted, and at least this many."""
+NO_NODES_AVAILABLE = "no nodes available to schedule pods"
+"""Upstream ErrNoNodesAvailable (pkg/scheduler/schedule_one.go)."""
 
 
 class NoNodesAvailableError(Exception):

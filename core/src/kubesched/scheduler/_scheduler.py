@@ -28,6 +28,8 @@ from kubesched.config import ResolvedConfig
 from kubesched.framework import (
     Code,
     CycleState,
+    Diagnosis,
+    FitError,
     NominatingInfo,
     NominatingMode,
     Plugin,
@@ -48,7 +50,6 @@ from kubesched.scheduler._attempt_error import AttemptError, attempt_error, rais
 from kubesched.scheduler._event_handlers import EventHandlers
 from kubesched.scheduler._explain import Explanation
 from kubesched.scheduler._explain_cycle import CycleExplainer
-from kubesched.scheduler._fit_error import Diagnosis, FitError
 from kubesched.scheduler._recorder import ClusterEventRecorder, truncate_message
 
 __all__ = ["AttemptRecord", "Scheduler", "SchedulerStats"]

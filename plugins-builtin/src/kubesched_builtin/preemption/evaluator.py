@@ -32,13 +32,14 @@ from kubesched.api import Pod, PodCondition
 from kubesched.framework import (
     Code,
     CycleState,
+    Diagnosis,
+    FitError,
     Handle,
     NodeInfo,
     NodeToStatus,
     PostFilterResult,
     Status,
 )
-from kubesched.scheduler import Diagnosis, FitError
 from kubesched_builtin.preemption.candidate import (
     Candidate,
     ScoreFunc,

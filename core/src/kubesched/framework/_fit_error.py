@@ -1,4 +1,4 @@
-"""FitError: why no node fits, in the words kube-scheduler uses.
+"""Diagnosis and FitError: why no node fits, in the words kube-scheduler uses.
 
 Upstream: pkg/scheduler/framework/types.go (FitError.Error, Diagnosis). The message is what
 users see in the PodScheduled condition and the FailedScheduling event, e.g.
@@ -15,11 +15,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from kubesched.api import Pod
-from kubesched.framework import Code, NodeToStatus, Status
+from kubesched.framework._results import NodeToStatus
+from kubesched.framework._status import Code, Status
 
-__all__ = ["NO_NODES_AVAILABLE", "Diagnosis", "FitError", "status_reasons"]
-
-NO_NODES_AVAILABLE = "no nodes available to schedule pods"
+__all__ = ["Diagnosis", "FitError", "status_reasons"]
 
 
 def status_reasons(status: Status) -> list[str]:
@@ -32,6 +31,10 @@ def status_reasons(status: Status) -> list[str]:
 
 @dataclass
 class Diagnosis:
+    """Why the nodes were rejected in one scheduling cycle: each node's status, the plugins
+    that rejected the pod (the queue wakes it on their events) and the messages PreFilter
+    and PostFilter gave."""
+
     node_to_status: NodeToStatus = field(default_factory=NodeToStatus)
     unschedulable_plugins: set[str] = field(default_factory=set)
     pending_plugins: set[str] = field(default_factory=set)
@@ -48,7 +51,8 @@ class Diagnosis:
 
 
 class FitError(Exception):
-    """No node could take the pod."""
+    """No node could take the pod. Raised by the scheduler's node search; a PostFilter
+    plugin (e.g. preemption) may build one for its own message."""
 
     def __init__(self, pod: Pod, num_all_nodes: int, diagnosis: Diagnosis) -> None:
         super().__init__()
