@@ -39,6 +39,7 @@ _SIZES = {
     "SchedulingBasic": Size(200, 200, 400),
     "SchedulingPodAntiAffinity": Size(200, 100, 100),
     "SchedulingPodAffinity": Size(200, 200, 200),
+    "SchedulingNodeAffinity": Size(200, 200, 400),
     "TopologySpreading": Size(200, 300, 300),
     "PreemptionBasic": Size(100, 400, 100),
     "GangScheduling": Size(100, 0, 200, gang_size=10),
@@ -106,7 +107,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(digests, indent=2))
         return 0
     expected = json.loads(DIGESTS.read_text())
-    differ = [c for c in sorted(expected.keys() | digests.keys()) if expected.get(c) != digests.get(c)]
+    cases = sorted(expected.keys() | digests.keys())
+    differ = [c for c in cases if expected.get(c) != digests.get(c)]
     for case in differ:
         print(f"differs: {case}: expected {expected.get(case)}, now {digests.get(case)}")
     print(f"{len(digests) - len(differ)} of {len(digests)} cases unchanged")

@@ -157,6 +157,22 @@ def pod_with_pod_affinity(name: str, namespace: str) -> Pod:
     )
 
 
+def pod_with_node_affinity(name: str, namespace: str) -> Pod:
+    """`templates/pod-with-node-affinity.yaml`: a default pod that must run on a node whose
+    `topology.kubernetes.io/zone` is zone1 or zone2."""
+    term = {
+        "matchExpressions": [{"key": ZONE_LABEL, "operator": "In", "values": ["zone1", "zone2"]}]
+    }
+    affinity = {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}
+        }
+    }
+    return _pause_pod(
+        name, namespace, image="registry.k8s.io/pause:3.10.1", spec={"affinity": affinity}
+    )
+
+
 def pod_with_topology_spreading(name: str, namespace: str) -> Pod:
     """`templates/pod-with-topology-spreading.yaml`: a default pod labelled `color: blue`
     spreading the blue pods of its namespace over zones with maxSkew 5, DoNotSchedule."""

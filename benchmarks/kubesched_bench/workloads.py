@@ -38,6 +38,7 @@ from kubesched_bench.templates import (
     default_pod,
     high_priority_pod,
     low_priority_pod,
+    pod_with_node_affinity,
     pod_with_pod_affinity,
     pod_with_pod_anti_affinity,
     pod_with_topology_spreading,
@@ -61,6 +62,7 @@ __all__ = [
     "get_workload",
     "preemption_basic",
     "scheduling_basic",
+    "scheduling_node_affinity",
     "scheduling_pod_affinity",
     "scheduling_pod_anti_affinity",
     "topology_spreading",
@@ -135,6 +137,20 @@ def scheduling_pod_affinity(size: Size, rng: random.Random) -> Workload:
     )
 
 
+def scheduling_node_affinity(size: Size, rng: random.Random) -> Workload:
+    """SchedulingNodeAffinity: default nodes all in zone `zone1`; init and measured pods
+    require a node in zone1 or zone2.
+
+    upstream: test/integration/scheduler_perf/affinity/performance-config.yaml
+    (SchedulingNodeAffinity), templates/pod-with-node-affinity.yaml
+    """
+    del rng
+    nodes = zoned_nodes(node_names(size), ["zone1"])
+    return _build(
+        "SchedulingNodeAffinity", size, nodes, pod_with_node_affinity, pod_with_node_affinity
+    )
+
+
 def topology_spreading(size: Size, rng: random.Random) -> Workload:
     """TopologySpreading: default nodes in zones moon-1, moon-2, moon-3 (in turn); default
     init pods; measured pods spread over the zones (maxSkew 5, DoNotSchedule).
@@ -192,6 +208,16 @@ WORKLOADS: Final[dict[str, WorkloadSpec]] = {
             ),
             factory=scheduling_pod_affinity,
             sizes=(Size(500, 500, 1000), Size(5000, 5000, 1000), Size(5000, 5000, 5000)),
+        ),
+        WorkloadSpec(
+            name="SchedulingNodeAffinity",
+            upstream="affinity/performance-config.yaml: SchedulingNodeAffinity",
+            description=(
+                "default nodes, all in zone zone1; init and measured pods are default pods "
+                "with required node affinity to topology.kubernetes.io/zone in (zone1, zone2)"
+            ),
+            factory=scheduling_node_affinity,
+            sizes=(Size(500, 500, 1000), Size(5000, 5000, 1000), Size(5000, 5000, 10000)),
         ),
         WorkloadSpec(
             name="TopologySpreading",
