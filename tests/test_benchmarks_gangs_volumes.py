@@ -10,7 +10,6 @@ import dataclasses
 import datetime
 import importlib.util
 import json
-import sys
 from collections import Counter
 from pathlib import Path
 from types import ModuleType
@@ -18,12 +17,7 @@ from typing import Any
 
 import pytest
 import yaml
-
-ROOT = Path(__file__).resolve().parents[1]
-BENCHMARKS = ROOT / "benchmarks"
-sys.path.insert(0, str(BENCHMARKS))
-
-from kubesched_bench import (  # noqa: E402
+from kubesched_bench import (
     WORKLOADS,
     BenchmarkError,
     BenchmarkResult,
@@ -36,14 +30,17 @@ from kubesched_bench import (  # noqa: E402
     record,
     run_workload,
 )
-from kubesched_bench.checks import (  # noqa: E402
+from kubesched_bench.checks import (
     gang_shortfalls,
     time_to_quorum,
     unbound_claims,
 )
-from kubesched_bench.gangs import COSCHEDULING_CONFIG, POD_GROUP_LABEL  # noqa: E402
-from kubesched_bench.templates import MEASURED_NAMESPACE  # noqa: E402
-from kubesched_bench.volumes import CLAIM_KINDS  # noqa: E402
+from kubesched_bench.gangs import COSCHEDULING_CONFIG, POD_GROUP_LABEL
+from kubesched_bench.templates import MEASURED_NAMESPACE
+from kubesched_bench.volumes import CLAIM_KINDS
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCHMARKS = ROOT / "benchmarks"
 
 GANG_SIZE = Size(10, 0, 20, gang_size=5)
 VOLUME_SIZE = Size(10, 6, 12)

@@ -6,17 +6,12 @@ from __future__ import annotations
 import datetime
 import importlib.util
 import json
-import sys
 from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
 import pytest
-
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
-sys.path.insert(0, str(BENCHMARKS))
-
-from kubesched_bench import (  # noqa: E402
+from kubesched_bench import (
     BenchmarkError,
     Size,
     Workload,
@@ -27,11 +22,13 @@ from kubesched_bench import (  # noqa: E402
     run_workload,
     throughput_samples,
 )
-from kubesched_bench.templates import (  # noqa: E402
+from kubesched_bench.templates import (
     INIT_NAMESPACE,
     MEASURED_NAMESPACE,
     ZONE_LABEL,
 )
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
 def _run_py() -> ModuleType:

@@ -1,3 +1,5 @@
-"""Test setup for kubesched-builtin: puts this folder on sys.path so every test module can
-`from builders import make_pod, make_node` (pytest's default import mode does this for the
-conftest's own folder)."""
+"""Test setup for kubesched-builtin: the conformance kit's fixtures and options for every
+module (helper modules such as `fakes` are importable by name through the `pythonpath` option
+in the repository's pyproject.toml)."""
+
+pytest_plugins = ["kubesched.testing"]

@@ -13,10 +13,6 @@ from typing import Any, ClassVar
 from kubesched.testing.contracts import PluginConformance
 from kubesched_builtin.noderesources import NodeResourcesFit
 
-# Loads the kit's fixtures and options for this module (a package would rather opt in from
-# its top-level conftest.py, with `pytest_plugins = ["kubesched.testing"]`).
-pytest_plugins = ["kubesched.testing.plugin"]
-
 ENTRY_POINTS = sorted(
     ep.name
     for ep in importlib.metadata.distribution("kubesched-builtin").entry_points

@@ -1,4 +1,5 @@
-"""Test setup for kubesched-coscheduling: this folder is on sys.path (pytest's default
-import mode puts a conftest's folder there), so test modules import `cosched_helpers`."""
+"""Test setup for kubesched-coscheduling: the conformance kit's fixtures and options for
+every module (`cosched_helpers` is importable by name through the `pythonpath` option in the
+repository's pyproject.toml)."""
 
 pytest_plugins = ["kubesched.testing"]

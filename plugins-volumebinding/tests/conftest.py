@@ -1,3 +1,5 @@
-"""Test setup for kubesched-volumebinding: puts this folder on sys.path so every test module
-can `from volumebinding_helpers import ...` (pytest's default import mode does this for the
-conftest's own folder)."""
+"""Test setup for kubesched-volumebinding: the conformance kit's fixtures and options for
+every module (helper modules such as `volumebinding_helpers` are importable by name through
+the `pythonpath` option in the repository's pyproject.toml)."""
+
+pytest_plugins = ["kubesched.testing"]

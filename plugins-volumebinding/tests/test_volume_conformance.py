@@ -6,8 +6,6 @@ from __future__ import annotations
 from kubesched.testing.contracts import PluginConformance
 from kubesched_volumebinding import NodeVolumeLimits, VolumeBinding, VolumeRestrictions, VolumeZone
 
-pytest_plugins = ["kubesched.testing.plugin"]
-
 
 class TestVolumeBinding(PluginConformance):
     plugin_cls = VolumeBinding

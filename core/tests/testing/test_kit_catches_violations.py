@@ -13,8 +13,6 @@ import pytest
 
 import kubesched.testing.contracts  # noqa: F401
 
-pytest_plugins = ["pytester"]
-
 _MODULE = """
 from kubesched.testing.contracts import PluginConformance
 from kit_samples import {plugin}

@@ -1,5 +1,5 @@
-"""NodeResourcesBalancedAllocation through the conformance kit, default and with an extended
-resource."""
+"""NodeResourcesBalancedAllocation through the conformance kit with an extended resource
+(with default args it is checked in tests/test_conformance.py, through its entry point)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,6 @@ from typing import Any, ClassVar
 
 from kubesched.testing.contracts import PluginConformance
 from kubesched_builtin.balancedallocation import NodeResourcesBalancedAllocation
-
-pytest_plugins = ["kubesched.testing.plugin"]
-
-
-class TestNodeResourcesBalancedAllocationConformance(PluginConformance):
-    plugin_cls = NodeResourcesBalancedAllocation
 
 
 class TestNodeResourcesBalancedAllocationGpuConformance(PluginConformance):

@@ -1,4 +1,5 @@
-"""The conformance kit for DefaultPreemption (the same contracts a third-party plugin runs)."""
+"""The conformance kit for DefaultPreemption with non-default args (with its defaults it is
+checked in tests/test_conformance.py, through its entry point)."""
 
 from __future__ import annotations
 
@@ -6,12 +7,6 @@ from typing import Any, ClassVar
 
 from kubesched.testing.contracts import PluginConformance
 from kubesched_builtin.defaultpreemption import DefaultPreemption
-
-pytest_plugins = ["kubesched.testing.plugin"]
-
-
-class TestDefaultPreemption(PluginConformance):
-    plugin_cls = DefaultPreemption
 
 
 class TestDefaultPreemptionFewCandidates(PluginConformance):

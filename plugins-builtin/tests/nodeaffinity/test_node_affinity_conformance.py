@@ -1,4 +1,5 @@
-"""NodeAffinity through the conformance kit, with and without added affinity."""
+"""NodeAffinity through the conformance kit with added affinity (without, it is checked in
+tests/test_conformance.py, through its entry point)."""
 
 from __future__ import annotations
 
@@ -6,12 +7,6 @@ from typing import Any, ClassVar
 
 from kubesched.testing.contracts import PluginConformance
 from kubesched_builtin.nodeaffinity import NodeAffinity
-
-pytest_plugins = ["kubesched.testing.plugin"]
-
-
-class TestNodeAffinityConformance(PluginConformance):
-    plugin_cls = NodeAffinity
 
 
 class TestNodeAffinityAddedAffinityConformance(PluginConformance):
