@@ -1,31 +1,16 @@
 """Image states: per image, its size and how many nodes hold it (for ImageLocality).
 
 Follows upstream's TestNodeOperators / TestSchedulerCache_UpdateSnapshot image cases
-(pkg/scheduler/backend/cache/cache_test.go) and normalizedImageName
-(pkg/scheduler/framework/plugins/imagelocality/image_locality.go).
+(pkg/scheduler/backend/cache/cache_test.go); image names are normalised as
+kubesched.api.normalized_image_name says (core/tests/api/test_names_and_durations.py).
 """
 
 from __future__ import annotations
 
-import pytest
 from cache_builders import make_node
 
-from kubesched.cache import SchedulerCache, normalized_image_name
+from kubesched.cache import SchedulerCache
 from kubesched.framework import Snapshot
-
-
-@pytest.mark.parametrize(
-    ("name", "expected"),
-    [
-        ("nginx", "nginx:latest"),
-        ("nginx:1.25", "nginx:1.25"),
-        ("registry:5000/app", "registry:5000/app:latest"),
-        ("registry:5000/app:v2", "registry:5000/app:v2"),
-        ("gcr.io/app@sha256:abcd", "gcr.io/app@sha256:abcd"),
-    ],
-)
-def test_normalized_image_name(name: str, expected: str) -> None:
-    assert normalized_image_name(name) == expected
 
 
 def test_counts_follow_node_add_update_remove() -> None:

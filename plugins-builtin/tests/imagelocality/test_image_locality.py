@@ -1,9 +1,8 @@
 """ImageLocality, from upstream imagelocality/image_locality_test.go (v1.34):
-TestImageLocalityPriority and TestNormalizedImageName."""
+TestImageLocalityPriority (TestNormalizedImageName is in core/tests/api, with the function)."""
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 import pytest
@@ -19,7 +18,6 @@ from kubesched_builtin.imagelocality import (
     MIN_THRESHOLD,
     ImageLocality,
     calculate_priority,
-    normalized_image_name,
 )
 
 MB = 1024 * 1024
@@ -142,23 +140,6 @@ def test_image_locality_priority(pod: Pod, nodes: list[Node], want: list[int]) -
         assert is_success(status)
         got.append(score)
     assert got == want
-
-
-def _fake_digest(content: str) -> str:
-    return "sha256:" + hashlib.sha256(content.encode()).hexdigest()
-
-
-@pytest.mark.parametrize(
-    ("name", "want"),
-    [
-        ("root", "root:latest"),
-        ("gcr.io:5000/root", "gcr.io:5000/root:latest"),
-        ("root:tag", "root:tag"),
-        ("root@" + _fake_digest("root"), "root@" + _fake_digest("root")),
-    ],
-)
-def test_normalized_image_name(name: str, want: str) -> None:
-    assert normalized_image_name(name) == want
 
 
 def test_spread_counts_every_node_of_the_snapshot() -> None:

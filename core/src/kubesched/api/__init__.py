@@ -19,6 +19,8 @@ from kubesched.api._affinity import (
 from kubesched.api._base import K8sModel, Quantity, ResourceList, format_quantity
 from kubesched.api._cluster_kinds import Namespace, PriorityClass
 from kubesched.api._defaults import default_pod_level_resources
+from kubesched.api._duration import go_duration
+from kubesched.api._images import normalized_image_name
 from kubesched.api._kinds import KindInfo, KindRegistry, core_kinds
 from kubesched.api._labels import LabelSelector, LabelSelectorRequirement, selector_matches
 from kubesched.api._meta import ObjectMeta, OwnerReference
@@ -123,6 +125,7 @@ __all__ = [
     "default_pod_level_resources",
     "find_untolerated_taint",
     "format_quantity",
+    "go_duration",
     "int_value",
     "is_hugepages",
     "is_pod_level_requests_set",
@@ -130,6 +133,7 @@ __all__ = [
     "is_supported_pod_level_resource",
     "milli_value",
     "node_non_zero_requests",
+    "normalized_image_name",
     "parse_quantity",
     "pod_requests",
     "resource_units",

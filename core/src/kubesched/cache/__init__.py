@@ -7,7 +7,7 @@ Imports only `kubesched.api` and `kubesched.framework`.
 """
 
 from kubesched.cache._cache import CacheError, SchedulerCache
-from kubesched.cache._images import ImageStates, normalized_image_name
+from kubesched.cache._images import ImageStates
 from kubesched.cache._node_tree import (
     LABEL_FAILURE_DOMAIN_BETA_REGION,
     LABEL_FAILURE_DOMAIN_BETA_ZONE,
@@ -27,5 +27,4 @@ __all__ = [
     "NodeTree",
     "SchedulerCache",
     "get_zone_key",
-    "normalized_image_name",
 ]

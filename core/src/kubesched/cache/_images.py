@@ -8,21 +8,10 @@ frozen copies (`snapshot_image_states`), so a cycle never sees the counts move.
 
 from __future__ import annotations
 
-from kubesched.api import Node
+from kubesched.api import Node, normalized_image_name
 from kubesched.framework import ImageStateSummary
 
-__all__ = ["ImageStates", "normalized_image_name", "snapshot_image_states"]
-
-
-def normalized_image_name(name: str) -> str:
-    """The image name with ":latest" added when it has neither a tag nor a digest.
-
-    Upstream: pkg/scheduler/framework/plugins/imagelocality (normalizedImageName): a name
-    whose last ":" does not come after its last "/" has no tag (`host:5000/app` has none).
-    """
-    if name.rfind(":") <= name.rfind("/"):
-        return name + ":latest"
-    return name
+__all__ = ["ImageStates", "snapshot_image_states"]
 
 
 class _ImageState:

@@ -14,7 +14,6 @@ from kubesched.runtime._waiting_pods import (
     MAX_PERMIT_TIMEOUT,
     WaitingPodImpl,
     WaitingPodsMap,
-    go_duration,
 )
 
 __all__ = [
@@ -30,7 +29,6 @@ __all__ = [
     "WaitingPodImpl",
     "WaitingPodsMap",
     "build_profiles",
-    "go_duration",
     "hookimpl",
     "make_plugin_manager",
 ]

@@ -10,38 +10,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterator, Mapping
 
-from kubesched.api import Pod
+from kubesched.api import Pod, go_duration
 from kubesched.framework import Status
 
-__all__ = ["MAX_PERMIT_TIMEOUT", "WaitingPodImpl", "WaitingPodsMap", "go_duration"]
+__all__ = ["MAX_PERMIT_TIMEOUT", "WaitingPodImpl", "WaitingPodsMap"]
 
 MAX_PERMIT_TIMEOUT = 15 * 60.0
 """Permit timeouts are capped at 15 minutes (upstream maxTimeout)."""
-
-
-def go_duration(seconds: float) -> str:
-    """A duration written as Go's time.Duration.String does: 100ms, 10s, 1m30s, 1h0m0s."""
-    if seconds == 0:
-        return "0s"
-    sign = "-" if seconds < 0 else ""
-    nanos = round(abs(seconds) * 1e9)
-    if nanos < 1_000_000_000:
-        for unit, size in (("ms", 1_000_000), ("µs", 1_000), ("ns", 1)):
-            if nanos >= size:
-                return f"{sign}{_trim(nanos / size)}{unit}"
-    hours, rest = divmod(nanos, 3600 * 10**9)
-    minutes, rest = divmod(rest, 60 * 10**9)
-    secs = _trim(rest / 1e9)
-    if hours:
-        return f"{sign}{hours}h{minutes}m{secs}s"
-    if minutes:
-        return f"{sign}{minutes}m{secs}s"
-    return f"{sign}{secs}s"
-
-
-def _trim(value: float) -> str:
-    text = f"{value:.9f}".rstrip("0").rstrip(".")
-    return text or "0"
 
 
 class WaitingPodImpl:

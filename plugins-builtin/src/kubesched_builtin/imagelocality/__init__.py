@@ -5,7 +5,6 @@ from kubesched_builtin.imagelocality.plugin import (
     MIN_THRESHOLD,
     ImageLocality,
     calculate_priority,
-    normalized_image_name,
     sum_image_scores,
 )
 
@@ -14,6 +13,5 @@ __all__ = [
     "MIN_THRESHOLD",
     "ImageLocality",
     "calculate_priority",
-    "normalized_image_name",
     "sum_image_scores",
 ]

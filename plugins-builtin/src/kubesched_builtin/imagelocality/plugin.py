@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar, Final
 
-from kubesched.api import Pod
-from kubesched.cache import normalized_image_name
+from kubesched.api import Pod, normalized_image_name
 from kubesched.framework import (
     MAX_NODE_SCORE,
     CycleState,
@@ -29,7 +28,6 @@ __all__ = [
     "MIN_THRESHOLD",
     "ImageLocality",
     "calculate_priority",
-    "normalized_image_name",
     "sum_image_scores",
 ]
 

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from kubesched.api import Pod
+from kubesched.api import Pod, go_duration
 from kubesched.clock import Clock
 from kubesched.framework import CycleState, Handle, Status
-from kubesched.runtime import go_duration
 from kubesched_coscheduling.coscheduling.args import CoschedulingArgs
 from kubesched_coscheduling.coscheduling.conditions import WAITING_FOR_QUORUM, ConditionWriter
 from kubesched_coscheduling.coscheduling.outcomes import GroupOutcomes

@@ -41,7 +41,7 @@ from typing import ClassVar, Final
 
 from pydantic import BaseModel
 
-from kubesched.api import Pod
+from kubesched.api import Pod, go_duration
 from kubesched.framework import (
     ClusterEventWithHint,
     CycleState,
@@ -62,7 +62,6 @@ from kubesched.framework import (
     StateData,
     Status,
 )
-from kubesched.runtime import go_duration
 from kubesched_coscheduling.coscheduling import hints
 from kubesched_coscheduling.coscheduling.args import CoschedulingArgs
 from kubesched_coscheduling.coscheduling.conditions import (

@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
 
-from kubesched.api import Pod
-from kubesched.runtime import go_duration
+from kubesched.api import Pod, go_duration
 from kubesched.simulate import PodResult, ReportSection, SimulationResult
 from kubesched_coscheduling.names import POD_GROUP_KIND, POD_GROUP_LABEL
 from kubesched_coscheduling.podgroup.types import CONDITION_SCHEDULED, PodGroup, group_key
