@@ -1,8 +1,9 @@
-"""Field errors in Kubernetes' ``field.Error`` form, and how they become a ConfigError.
+"""Field errors of a configuration file, and how they become a ConfigError.
 
-Upstream: staging/src/k8s.io/apimachinery/pkg/util/validation/field/errors.go. An error reads
-``<path>: <Type>: <value>: <detail>``; `ConfigError` carries the path and the rest is its
-detail, so the message is ``<file>: <path>: <Type>: <value>: <detail>``. Several errors are
+The wording is `kubesched.api.field`'s (upstream field.Error): an error reads
+``<path>: <Type>: <value>: <detail>``; `ConfigError` carries the path and the rest (the
+error's body) is its detail, so the message is ``<file>: <path>: <Type>: <value>: <detail>``.
+Values are shown as written in the file (JSON), not as Go prints them. Several errors are
 raised as one ConfigError (the first one's path), one complete line per error.
 """
 
@@ -16,6 +17,7 @@ from typing import Any, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 
 from kubesched._errors import ConfigError, printable
+from kubesched.api import field as kfield
 
 __all__ = [
     "FieldErrors",
@@ -49,33 +51,33 @@ def format_value(value: Any) -> str:
     return text if len(text) <= _MAX_VALUE_CHARS else text[: _MAX_VALUE_CHARS - 3] + "..."
 
 
+def _shown(value: Any) -> kfield.Stringer:
+    return kfield.Stringer(format_value(value))
+
+
 def invalid(value: Any, detail: str) -> str:
-    return f"Invalid value: {format_value(value)}: {detail}"
+    """The body of field.Invalid: ``Invalid value: <value>: <detail>``."""
+    return kfield.invalid("", _shown(value), detail).body()
 
 
 def required(detail: str = "") -> str:
-    return f"Required value: {detail}" if detail else "Required value"
+    return kfield.required("", detail).body()
 
 
 def duplicate(value: Any, detail: str = "") -> str:
-    text = f"Duplicate value: {format_value(value)}"
-    return f"{text}: {detail}" if detail else text
+    return kfield.duplicate("", _shown(value), detail).body()
 
 
 def unsupported(value: Any, supported: Sequence[str]) -> str:
-    values = ", ".join(format_value(s) for s in supported)
-    return f"Unsupported value: {format_value(value)}: supported values: {values}"
+    return kfield.not_supported("", _shown(value), supported).body()
 
 
 def join_path(prefix: str, loc: Iterable[int | str]) -> str:
     """``profiles`` + (0, "plugins") → ``profiles[0].plugins``."""
-    path = prefix
+    path = kfield.Path(prefix)
     for part in loc:
-        if isinstance(part, int):
-            path += f"[{part}]"
-        else:
-            path = f"{path}.{part}" if path else part
-    return path
+        path = path.index(part) if isinstance(part, int) else path.child(part)
+    return str(path)
 
 
 def _known_fields(model: type[BaseModel] | None, loc: Sequence[int | str]) -> list[str] | None:

@@ -26,8 +26,8 @@ from kubesched.api import (
     PriorityClass,
     default_pod_level_resources,
 )
+from kubesched.api.field import go_value
 from kubesched.clock import Clock
-from kubesched.cluster.memory._validation_field import _go_value
 from kubesched.features import feature_enabled
 
 __all__ = ["SYSTEM_PRIORITY_CLASSES", "Admission", "AdmissionError"]
@@ -62,7 +62,7 @@ class AdmissionError(KubeschedError, ValueError):
 
     def __str__(self) -> str:
         # upstream formats the name with %q (apimachinery/pkg/api/errors NewInvalid/NewForbidden)
-        return f"{self.plural} {_go_value(self.name)} is {self.reason}: {self.detail}"
+        return f"{self.plural} {go_value(self.name)} is {self.reason}: {self.detail}"
 
 
 class Admission:

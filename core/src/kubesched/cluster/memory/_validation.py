@@ -19,18 +19,10 @@ from collections.abc import Callable
 from typing import Final
 
 from kubesched.api import K8sModel, KindInfo, Namespace, Node, ObjectMeta, Pod, PriorityClass
+from kubesched.api.field import FieldError, aggregate, forbidden, invalid, required
+from kubesched.api.validation import is_qualified_name, validate_labels
 from kubesched.cluster.memory._admission import SYSTEM_PRIORITY_CLASSES, AdmissionError
-from kubesched.cluster.memory._validation_field import (
-    FieldError,
-    aggregate,
-    forbidden,
-    invalid,
-    is_qualified_name,
-    name_is_dns_label,
-    name_is_dns_subdomain,
-    required,
-    validate_labels,
-)
+from kubesched.cluster.memory._validation_field import name_is_dns_label, name_is_dns_subdomain
 from kubesched.cluster.memory._validation_pod import validate_pod_spec
 from kubesched.cluster.memory._validation_resources import validate_quantities
 from kubesched.cluster.memory._validation_taints import validate_taints

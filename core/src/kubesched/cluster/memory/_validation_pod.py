@@ -28,23 +28,17 @@ from kubesched.api import (
     ResourceRequirements,
     TopologySpreadConstraint,
 )
-from kubesched.cluster.memory._validation_field import (
-    FieldError,
-    duplicate,
-    forbidden,
-    invalid,
+from kubesched.api.field import FieldError, duplicate, forbidden, invalid, not_supported, required
+from kubesched.api.validation import (
     is_dns1123_label,
     is_qualified_name,
     is_valid_label_value,
     is_valid_port_name,
-    name_is_dns_label,
-    name_is_dns_subdomain,
-    not_supported,
-    required,
     validate_label_name,
     validate_label_selector,
     validate_labels,
 )
+from kubesched.cluster.memory._validation_field import name_is_dns_label, name_is_dns_subdomain
 from kubesched.cluster.memory._validation_resources import (
     validate_container_resource_name,
     validate_pod_resource_consistency,

@@ -27,16 +27,9 @@ from kubesched.api import (
     milli_value,
     parse_quantity,
 )
-from kubesched.cluster.memory._validation_field import (
-    FieldError,
-    Stringer,
-    forbidden,
-    invalid,
-    is_qualified_name,
-    not_supported,
-    quantity_string,
-    required,
-)
+from kubesched.api.field import FieldError, Stringer, forbidden, invalid, not_supported, required
+from kubesched.api.validation import is_qualified_name
+from kubesched.cluster.memory._validation_field import quantity_string
 
 __all__ = [
     "validate_container_resource_name",

@@ -10,16 +10,8 @@ from collections.abc import Sequence
 from typing import Final
 
 from kubesched.api import Taint, Toleration
-from kubesched.cluster.memory._validation_field import (
-    FieldError,
-    Stringer,
-    duplicate,
-    invalid,
-    is_valid_label_value,
-    not_supported,
-    required,
-    validate_label_name,
-)
+from kubesched.api.field import FieldError, Stringer, duplicate, invalid, not_supported, required
+from kubesched.api.validation import is_valid_label_value, validate_label_name
 
 __all__ = ["validate_taints", "validate_tolerations"]
 

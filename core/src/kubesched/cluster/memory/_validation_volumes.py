@@ -10,14 +10,9 @@ sources is not an error here.
 from __future__ import annotations
 
 from kubesched.api import Pod, Volume
-from kubesched.cluster.memory._validation_field import (
-    FieldError,
-    duplicate,
-    invalid,
-    is_dns1123_label,
-    name_is_dns_subdomain,
-    required,
-)
+from kubesched.api.field import FieldError, duplicate, invalid, required
+from kubesched.api.validation import is_dns1123_label
+from kubesched.cluster.memory._validation_field import name_is_dns_subdomain
 
 __all__ = ["validate_volumes"]
 

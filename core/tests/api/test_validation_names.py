@@ -1,11 +1,12 @@
-"""Label-key validation shared by the args of several plugins (upstream
-apimachinery/pkg/util/validation IsQualifiedName and its validation_test.go cases)."""
+"""Label-key validation shared by the memory cluster and the args of several plugins
+(upstream apimachinery/pkg/util/validation IsQualifiedName and its validation_test.go
+cases)."""
 
 from __future__ import annotations
 
 import pytest
 
-from kubesched_builtin.helper.validation import is_qualified_name, qualified_name_errors
+from kubesched.api.validation import is_qualified_name, validate_label_name
 
 _REGEX_ERROR = (
     "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with "
@@ -30,7 +31,7 @@ _REGEX_ERROR = (
 )
 def test_valid_qualified_names(value: str) -> None:
     assert is_qualified_name(value) == []
-    assert qualified_name_errors("topologyKey", value) == []
+    assert validate_label_name(value, "topologyKey") == []
 
 
 @pytest.mark.parametrize(
@@ -52,5 +53,7 @@ def test_invalid_qualified_names(value: str, expected: list[str]) -> None:
 
 
 def test_field_errors_name_the_path_and_value() -> None:
-    [error] = qualified_name_errors("defaultConstraints[0].topologyKey", "-bad")
-    assert error.startswith('defaultConstraints[0].topologyKey: Invalid value: "-bad": name part')
+    [error] = validate_label_name("-bad", "defaultConstraints[0].topologyKey")
+    assert str(error).startswith(
+        'defaultConstraints[0].topologyKey: Invalid value: "-bad": name part'
+    )
