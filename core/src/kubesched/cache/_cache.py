@@ -287,10 +287,8 @@ class SchedulerCache:
         if not slots:
             return True
         for index, info in slots:
-            clone = _snapshot_clone(info)
-            infos[index] = clone
-            snapshot.node_info_map[info.name] = clone
-        snapshot.refresh_lists()
+            # patches the snapshot's columns and derived lists for this node only
+            snapshot.replace(index, _snapshot_clone(info))
         return True
 
     def _rebuild(self, snapshot: Snapshot) -> None:

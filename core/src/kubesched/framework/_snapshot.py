@@ -2,55 +2,23 @@
 
 Upstream: pkg/scheduler/backend/cache/snapshot.go. The cache refreshes it at the start of a
 cycle; it does not change until the cycle ends. Besides the per-node objects, node state is
-reachable as columns (one numpy array per resource, in node-list order), the seam for
-vectorized Filter/Score paths.
+reachable as columns (`NodeColumns`: numpy arrays in node-list order), the seam for
+Filter/Score paths over many nodes at once. Columns and the derived node lists are kept
+across cycles and patched for the nodes the cache swaps in (`replace`), rebuilt only when
+the node list is laid out anew (`set_nodes`).
 """
 
 from __future__ import annotations
 
 import builtins
+from bisect import bisect_left
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import final
 
-import numpy as np
-import numpy.typing as npt
-
-from kubesched.api import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
+from kubesched.framework._node_columns import NodeColumns
 from kubesched.framework._node_info import NodeInfo
 
 __all__ = ["NodeColumns", "Snapshot"]
-
-_BASIC = (CPU, MEMORY, EPHEMERAL_STORAGE, PODS)
-
-
-@dataclass(frozen=True)
-class NodeColumns:
-    """Node state as arrays aligned with `names` (CPU in millicores, others in base units)."""
-
-    names: list[str]
-    index: dict[str, int]
-    allocatable: dict[str, npt.NDArray[np.int64]]
-    requested: dict[str, npt.NDArray[np.int64]]
-    non_zero_requested: dict[str, npt.NDArray[np.int64]]
-    pod_count: npt.NDArray[np.int64]
-
-    @classmethod
-    def build(cls, nodes: Sequence[NodeInfo]) -> NodeColumns:
-        names = [n.name for n in nodes]
-        resources = list(_BASIC)
-        for n in nodes:
-            for r in n.allocatable.scalar:
-                if r not in resources:
-                    resources.append(r)
-        alloc = {r: np.fromiter((n.allocatable.get(r) for n in nodes), np.int64) for r in resources}
-        req = {r: np.fromiter((n.requested.get(r) for n in nodes), np.int64) for r in resources}
-        nz = {
-            r: np.fromiter((n.non_zero_requested.get(r) for n in nodes), np.int64)
-            for r in (CPU, MEMORY)
-        }
-        pods = np.fromiter((len(n.pods) for n in nodes), np.int64)
-        return cls(names, {name: i for i, name in enumerate(names)}, alloc, req, nz, pods)
 
 
 @final
@@ -59,6 +27,7 @@ class Snapshot:
 
     __slots__ = (
         "_columns",
+        "_position",
         "_with_affinity",
         "_with_anti_affinity",
         "generation",
@@ -69,6 +38,7 @@ class Snapshot:
     def __init__(self, node_infos: Sequence[NodeInfo] = ()) -> None:
         self.node_info_list: list[NodeInfo] = []
         self.node_info_map: dict[str, NodeInfo] = {}
+        self._position: dict[str, int] = {}
         self._with_affinity: builtins.list[NodeInfo] | None = None
         self._with_anti_affinity: builtins.list[NodeInfo] | None = None
         self._columns: NodeColumns | None = None
@@ -79,13 +49,61 @@ class Snapshot:
         """Replace the node list (the cache calls this when a cycle starts)."""
         self.node_info_list = list(node_infos)
         self.node_info_map = {n.name: n for n in self.node_info_list}
+        self._position = {n.name: i for i, n in enumerate(self.node_info_list)}
         self.refresh_lists()
 
     def refresh_lists(self) -> None:
-        """Forget the derived lists after node infos changed; they are rebuilt on first use."""
+        """Forget the derived lists and the columns (rebuilt on first use): for a caller that
+        changed node infos in place rather than through `replace`."""
         self._with_affinity = None
         self._with_anti_affinity = None
         self._columns = None
+
+    def replace(self, index: int, info: NodeInfo) -> None:
+        """Put `info`, a newer clone of the node at `index`, in its place (the cache's patch
+        of a changed node). The columns get that one row anew; a derived list changes only
+        when the old or the new clone belongs to it."""
+        old = self.node_info_list[index]
+        self.node_info_list[index] = info
+        self.node_info_map[info.name] = info
+        self._with_affinity = self._patched(
+            self._with_affinity,
+            old,
+            info,
+            bool(old.pods_with_affinity),
+            bool(info.pods_with_affinity),
+        )
+        self._with_anti_affinity = self._patched(
+            self._with_anti_affinity,
+            old,
+            info,
+            bool(old.pods_with_required_anti_affinity),
+            bool(info.pods_with_required_anti_affinity),
+        )
+        if self._columns is not None:
+            self._columns.replace(index, info)
+
+    def _patched(
+        self,
+        nodes: builtins.list[NodeInfo] | None,
+        old: NodeInfo,
+        new: NodeInfo,
+        old_in: bool,
+        new_in: bool,
+    ) -> builtins.list[NodeInfo] | None:
+        """A derived list (in node-list order) with `old` swapped for `new`."""
+        if nodes is None or not (old_in or new_in):
+            return nodes
+        position = self._position
+        at = bisect_left(nodes, position[new.name], key=lambda n: position[n.name])
+        if old_in:
+            if new_in:
+                nodes[at] = new
+            else:
+                del nodes[at]
+        else:
+            nodes.insert(at, new)
+        return nodes
 
     @property
     def have_pods_with_affinity(self) -> builtins.list[NodeInfo]:
@@ -117,7 +135,8 @@ class Snapshot:
 
     @property
     def columns(self) -> NodeColumns:
-        """Node state as arrays, built on first use in a cycle."""
+        """Node state as arrays, built on first use after the node list was laid out, then
+        patched with every `replace`."""
         if self._columns is None:
             self._columns = NodeColumns.build(self.node_info_list)
         return self._columns
