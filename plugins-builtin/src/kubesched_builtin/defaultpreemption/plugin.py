@@ -2,7 +2,7 @@
 
 Upstream: pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go. The
 plugin is the policy (who may preempt, which pods to evict on a node, how many candidate
-nodes to look at); `kubesched_builtin.preemption.Evaluator` runs the search, picks the node,
+nodes to look at); `kubesched.framework.preemption.Evaluator` runs the search, picks the node,
 evicts the victims and returns the nomination. Every message it returns starts with
 `preemption: `.
 
@@ -35,16 +35,7 @@ from kubesched.framework import (
     PreemptionVictimGuard,
     Status,
 )
-from kubesched_builtin.defaultpreemption.args import DefaultPreemptionArgs
-from kubesched_builtin.defaultpreemption.guards import (
-    announce_victims,
-    find_guards,
-    protected_victims,
-)
-from kubesched_builtin.defaultpreemption.pdb import filter_pods_with_pdb_violation
-from kubesched_builtin.kinds import PodDisruptionBudget
-from kubesched_builtin.names import DEFAULT_PREEMPTION
-from kubesched_builtin.preemption import (
+from kubesched.framework.preemption import (
     DISRUPTION_TARGET,
     PREEMPTION_BY_SCHEDULER,
     Candidate,
@@ -56,6 +47,15 @@ from kubesched_builtin.preemption import (
     importance_key,
     more_important_pod,
 )
+from kubesched_builtin.defaultpreemption.args import DefaultPreemptionArgs
+from kubesched_builtin.defaultpreemption.guards import (
+    announce_victims,
+    find_guards,
+    protected_victims,
+)
+from kubesched_builtin.defaultpreemption.pdb import filter_pods_with_pdb_violation
+from kubesched_builtin.kinds import PodDisruptionBudget
+from kubesched_builtin.names import DEFAULT_PREEMPTION
 
 __all__ = [
     "NOT_ELIGIBLE_NEVER",

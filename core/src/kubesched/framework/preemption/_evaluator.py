@@ -3,7 +3,8 @@ let the preemptor fit, pick one, evict its victims and nominate the preemptor th
 
 Upstream: pkg/scheduler/framework/preemption/preemption.go (Evaluator.Preempt,
 findCandidates, DryRunPreemption, SelectCandidate, prepareCandidateAsync, PreemptPod).
-A plugin supplies the policy through `PreemptionInterface` (DefaultPreemption is one).
+A plugin supplies the policy through `PreemptionInterface` (DefaultPreemption, in
+kubesched-builtin, is one).
 
 Differences from upstream, all forced by a scheduling cycle that never awaits:
 
@@ -27,7 +28,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, Protocol
 
-from kubesched import NotFoundError
+from kubesched._errors import NotFoundError
 from kubesched.api import Pod, PodCondition
 from kubesched.framework import (
     Code,
@@ -40,7 +41,7 @@ from kubesched.framework import (
     PostFilterResult,
     Status,
 )
-from kubesched_builtin.preemption.candidate import (
+from kubesched.framework.preemption._candidate import (
     Candidate,
     ScoreFunc,
     Victims,
@@ -64,14 +65,24 @@ _log = logging.getLogger(__name__)
 
 
 class PreemptionInterface(Protocol):
-    """The policy a preemption plugin gives the evaluator (upstream preemption.Interface)."""
+    """The policy a preemption plugin gives the evaluator (upstream preemption.Interface).
+
+    The evaluator calls `pod_eligible_to_preempt_others` first, then
+    `get_offset_and_num_candidates` and `select_victims_on_node` once per node of the dry
+    run, then (with two candidates or more) `candidates_to_victims_map` and
+    `ordered_score_funcs` to choose the node. None of them may await or change the cluster:
+    they run inside the scheduling cycle.
+    """
 
     def get_offset_and_num_candidates(self, num_nodes: int) -> tuple[int, int]:
         """Where the dry run starts among the potential nodes, and how many candidates
         it should find."""
         ...
 
-    def candidates_to_victims_map(self, candidates: Sequence[Candidate]) -> dict[str, Victims]: ...
+    def candidates_to_victims_map(self, candidates: Sequence[Candidate]) -> dict[str, Victims]:
+        """The candidates as node name -> victims, in the order ties are broken in (the
+        first node wins a tie)."""
+        ...
 
     def pod_eligible_to_preempt_others(
         self, pod: Pod, nominated_node_status: Status | None

@@ -1,0 +1,269 @@
+"""The generic preemption evaluator driven by a policy of its own, with no built-in plugin.
+
+Upstream: pkg/scheduler/framework/preemption/preemption_test.go (TestSelectCandidate's
+pickOneNodeForPreemption criteria, TestDryRunPreemption's offset and candidate count,
+TestPrepareCandidate's evictions). DefaultPreemption's own behaviour is tested in
+kubesched-builtin; here the evaluator is checked through `PreemptionInterface` alone, as a
+third-party (e.g. gang) preemption plugin would use it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any, ClassVar
+
+import pytest
+
+from kubesched.api import Pod
+from kubesched.clock import VirtualTimeLoop
+from kubesched.framework import (
+    Code,
+    CycleState,
+    NodeInfo,
+    NodeToStatus,
+    PostFilterPlugin,
+    PostFilterResult,
+    Status,
+)
+from kubesched.framework.preemption import (
+    DISRUPTION_TARGET,
+    PREEMPTION_BY_SCHEDULER,
+    Candidate,
+    Evaluator,
+    ScoreFunc,
+    Victims,
+    pick_one_node_for_preemption,
+)
+from kubesched.testing import PluginHarness, Scenario, make_node, make_pod
+
+EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
+
+
+def pod(name: str, prio: int, node: str = "", start: int | None = None) -> Pod:
+    builder = make_pod(name).priority(prio)
+    if node:
+        builder = builder.node(node)
+    p = builder.obj()
+    if start is not None:
+        p.status.start_time = EPOCH + timedelta(seconds=start)
+    return p
+
+
+# -- pickOneNodeForPreemption ------------------------------------------------------------
+
+
+def victims(*pods: Pod, violations: int = 0) -> Victims:
+    return Victims(list(pods), violations)
+
+
+PICK_CASES: list[tuple[str, dict[str, Victims], str]] = [
+    (
+        "fewest PDB violations first",
+        {
+            "a": victims(pod("a1", 1), violations=1),
+            "b": victims(pod("b1", 5), pod("b2", 5)),
+        },
+        "b",
+    ),
+    (
+        "then the lowest priority of the most important victim",
+        {"a": victims(pod("a1", 5)), "b": victims(pod("b1", 3), pod("b2", 3))},
+        "b",
+    ),
+    (
+        "then the smallest sum of priorities (negative ones offset, so fewer pods win)",
+        {"a": victims(pod("a1", 3), pod("a2", -5), pod("a3", -5)), "b": victims(pod("b1", 3))},
+        "b",
+    ),
+    (
+        "then the fewest victims",
+        {"a": victims(pod("a1", 3), pod("a2", 0)), "b": victims(pod("b1", 3))},
+        "b",
+    ),
+    (
+        "then the latest start of the highest-priority victims",
+        {
+            "a": victims(pod("a1", 3, start=10)),
+            "b": victims(pod("b1", 3, start=20)),
+        },
+        "b",
+    ),
+    (
+        "a tie left goes to the first node",
+        {"a": victims(pod("a1", 3, start=10)), "b": victims(pod("b1", 3, start=10))},
+        "a",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("nodes_to_victims", "want"),
+    [pytest.param(v, w, id=name) for name, v, w in PICK_CASES],
+)
+def test_pick_one_node_default_criteria(nodes_to_victims: dict[str, Victims], want: str) -> None:
+    assert pick_one_node_for_preemption(nodes_to_victims, None, EPOCH) == want
+
+
+def test_pick_one_node_custom_score_funcs_replace_the_defaults() -> None:
+    nodes = {"a": victims(pod("a1", 1)), "b": victims(pod("b1", 9), pod("b2", 9))}
+    most_victims: ScoreFunc = lambda node: len(nodes[node].pods)  # noqa: E731
+    assert pick_one_node_for_preemption(nodes, [most_victims], EPOCH) == "b"
+    assert pick_one_node_for_preemption({}, None, EPOCH) == ""
+
+
+# -- the evaluator with a policy of its own ------------------------------------------------
+
+
+class EvictLower(PostFilterPlugin):
+    """A policy: every lower-priority pod on a node is a victim; a node without one is
+    Unschedulable. The dry run starts at `offset` and looks for `wanted` candidates."""
+
+    name: ClassVar[str] = "EvictLower"
+    offset = 0
+    wanted = 10
+    eligible = (True, "")
+
+    def __init__(self, args: Any, handle: Any) -> None:
+        super().__init__(args, handle)
+        self.evaluator = Evaluator(self.name, handle, self)
+        self.visited: list[str] = []
+
+    def post_filter(
+        self, state: CycleState, pod: Pod, filtered_node_status_map: NodeToStatus
+    ) -> tuple[PostFilterResult | None, Status | None]:
+        return self.evaluator.preempt(state, pod, filtered_node_status_map)
+
+    def get_offset_and_num_candidates(self, num_nodes: int) -> tuple[int, int]:
+        return self.offset, self.wanted
+
+    def candidates_to_victims_map(self, candidates: Sequence[Candidate]) -> dict[str, Victims]:
+        return {c.name: c.victims for c in candidates}
+
+    def pod_eligible_to_preempt_others(
+        self, pod: Pod, nominated_node_status: Status | None
+    ) -> tuple[bool, str]:
+        return self.eligible
+
+    def select_victims_on_node(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo, pdbs: Sequence[Any]
+    ) -> tuple[list[Pod], int, Status]:
+        self.visited.append(node_info.name)
+        lower = [p.pod for p in node_info.pods if p.pod.priority < pod.priority]
+        if not lower:
+            return [], 0, Status.unschedulable("nothing to evict")
+        return sorted(lower, key=lambda p: -p.priority), 0, Status()
+
+    def ordered_score_funcs(self, nodes_to_victims: Mapping[str, Victims]) -> list[ScoreFunc]:
+        return []
+
+
+def harness(existing: list[Pod], nodes: int = 3) -> PluginHarness:
+    names = [f"n{i}" for i in range(nodes)]
+    scenario = Scenario(
+        nodes=[make_node(n).alloc(cpu="1", pods=10).obj() for n in names],
+        existing=existing,
+        pod=pod("preemptor", 100),
+    )
+    return PluginHarness(EvictLower, EvictLower.Args(), scenario)
+
+
+def unschedulable_everywhere(h: PluginHarness) -> NodeToStatus:
+    statuses = NodeToStatus()
+    for info in h.nodes:
+        statuses.set(info.name, Status.unschedulable("Insufficient cpu"))
+    return statuses
+
+
+def preempt(h: PluginHarness, statuses: NodeToStatus) -> tuple[PostFilterResult | None, Status]:
+    """post_filter inside a running loop, then the evictions it started, to the end."""
+    plugin = h.plugin
+    assert isinstance(plugin, EvictLower)
+
+    async def main() -> tuple[PostFilterResult | None, Status | None]:
+        result = plugin.post_filter(CycleState(), h.pod, statuses)
+        await asyncio.gather(*plugin.evaluator.tasks)
+        return result
+
+    loop = VirtualTimeLoop(h.clock)
+    try:
+        result, status = loop.run_until_complete(main())
+    finally:
+        loop.close()
+    return result, status if status is not None else Status()
+
+
+def test_nominates_the_best_node_and_evicts_its_victims() -> None:
+    h = harness([pod("low", 1, node="n1", start=0), pod("mid", 50, node="n2", start=0)])
+    result, status = preempt(h, unschedulable_everywhere(h))
+    assert status.is_success
+    assert result is not None and result.nominating_info is not None
+    assert result.nominating_info.nominated_node_name == "n1"
+    assert h.cluster.get("Pod", "low", "default") is None or (
+        h.cluster.get("Pod", "low", "default").metadata.deletion_timestamp is not None
+    )
+    assert h.cluster.get("Pod", "mid", "default").metadata.deletion_timestamp is None
+    assert h.recorder.events == [
+        (
+            "Preempted",
+            "Preempting",
+            "Preempted by pod uid-preemptor on node n1",
+            "default/low",
+        )
+    ]
+    assert h.recorder.related == ["default/preemptor"]
+
+
+def test_victims_get_the_disruption_target_condition_before_deletion() -> None:
+    h = harness([pod("low", 1, node="n1", start=0)])
+    seen: list[Any] = []
+    plugin = h.plugin
+    assert isinstance(plugin, EvictLower)
+    update = h.cluster.update_pod_condition
+
+    async def spy(current: Pod, condition: Any, *rest: Any) -> Any:
+        seen.append((current.metadata.name, condition.type, condition.reason))
+        return await update(current, condition, *rest)
+
+    h.cluster.update_pod_condition = spy  # type: ignore[method-assign]
+    preempt(h, unschedulable_everywhere(h))
+    assert seen == [("low", DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER)]
+
+
+def test_an_ineligible_pod_keeps_its_nomination() -> None:
+    h = harness([pod("low", 1, node="n1")])
+    plugin = h.plugin
+    assert isinstance(plugin, EvictLower)
+    plugin.eligible = (False, "not eligible here")
+    result, status = preempt(h, unschedulable_everywhere(h))
+    assert result is None
+    assert (status.code, status.message()) == (Code.Unschedulable, "not eligible here")
+    assert plugin.visited == []
+
+
+def test_no_candidate_clears_the_nomination_with_a_fit_error() -> None:
+    # nodes Filter found UnschedulableAndUnresolvable are not tried, the rest fail the
+    # dry run: the message is a FitError over every node (upstream preemption.go)
+    h = harness([], nodes=3)
+    statuses = unschedulable_everywhere(h)
+    statuses.set("n0", Status.unresolvable("node(s) didn't match Pod's node affinity"))
+    result, status = preempt(h, statuses)
+    assert result is not None and result.nominating_info is not None
+    assert result.nominating_info.nominated_node_name == ""
+    assert status.code is Code.Unschedulable
+    assert status.message() == (
+        "0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 nothing to evict."
+    )
+
+
+def test_dry_run_starts_at_the_offset_and_stops_with_enough_candidates() -> None:
+    h = harness([pod(f"low{i}", 1, node=f"n{i}") for i in range(4)], nodes=4)
+    plugin = h.plugin
+    assert isinstance(plugin, EvictLower)
+    plugin.offset, plugin.wanted = 2, 2
+    result, status = preempt(h, unschedulable_everywhere(h))
+    assert status.is_success
+    assert plugin.visited == ["n2", "n3"]
+    assert result is not None and result.nominating_info is not None
+    assert result.nominating_info.nominated_node_name in {"n2", "n3"}
