@@ -21,9 +21,9 @@ from kubesched.api import CPU, MEMORY, PODS, K8sModel, Node, Pod, pod_requests, 
 from kubesched.cache import SchedulerCache
 from kubesched.clock import VirtualClock, VirtualTimeLoop
 from kubesched.cluster.memory import MemoryCluster, default_kinds
-from kubesched.config import PluginCatalog, parse_config, resolve
+from kubesched.config import PluginCatalog, ResolvedProfile, parse_config, resolve
 from kubesched.framework import Plugin, Snapshot
-from kubesched.runtime import Framework, PluginRegistry, ProfileSpec, hookimpl, make_plugin_manager
+from kubesched.runtime import Framework, PluginRegistry, hookimpl, make_plugin_manager
 from kubesched.simulate import Simulation, SimulationResult
 from kubesched.testing import make_pod
 from kubesched_builtin.defaultbinder import DefaultBinder
@@ -177,7 +177,7 @@ class Env:
                 "Bind": ["DefaultBinder"],
             }
         cargs = CoschedulingArgs.model_validate(args or {})
-        spec = ProfileSpec("default-scheduler", points, {}, {"Coscheduling": cargs})
+        spec = ResolvedProfile("default-scheduler", points, {}, {"Coscheduling": cargs})
         classes: dict[str, type[Plugin]] = {p.name: p for p in [*BUILTIN, Coscheduling]}
         self.recorder = _Recorder()
         self.fwk = Framework(

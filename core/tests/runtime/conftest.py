@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from kubesched.clock import VirtualClock
+from kubesched.config import ResolvedProfile
 from kubesched.framework import Plugin, Snapshot
-from kubesched.runtime import Framework, ProfileSpec
+from kubesched.runtime import Framework
 
 
 class RecordingRecorder:
@@ -44,7 +45,7 @@ def make_framework() -> FrameworkFactory:
             names[point] = [p.name for p in plugins]
             for p in plugins:
                 classes[p.name] = p
-        spec = ProfileSpec("test-scheduler", names, dict(weights or {}), {})
+        spec = ResolvedProfile("test-scheduler", names, dict(weights or {}), {})
         return Framework(
             spec,
             classes,

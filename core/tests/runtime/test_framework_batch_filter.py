@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from kubesched.api import Pod
 from kubesched.clock import VirtualClock
+from kubesched.config import ResolvedProfile
 from kubesched.framework import (
     BatchFilterPlugin,
     Code,
@@ -30,7 +31,7 @@ from kubesched.framework import (
     Snapshot,
     Status,
 )
-from kubesched.runtime import Framework, ProfileSpec
+from kubesched.runtime import Framework
 from kubesched.testing import make_node, make_pod
 
 CALLS: list[tuple[str, str, int]] = []
@@ -117,7 +118,7 @@ def framework(
     nominator: Nominator | None = None,
 ) -> Framework:
     classes: dict[str, type[Any]] = {p.name: p for p in filters}
-    spec = ProfileSpec("s", {"Filter": [p.name for p in filters]}, {}, {})
+    spec = ResolvedProfile("s", {"Filter": [p.name for p in filters]}, {}, {})
     return Framework(
         spec,
         classes,

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from kubesched.api import Pod
 from kubesched.clock import VirtualClock
+from kubesched.config import ResolvedProfile
 from kubesched.framework import (
     Code,
     CycleState,
@@ -35,7 +36,7 @@ from kubesched.framework import (
     Snapshot,
     Status,
 )
-from kubesched.runtime import Framework, ProfileSpec
+from kubesched.runtime import Framework
 from kubesched.scheduler import SchedulingAlgorithm, StatusError
 from kubesched.testing import make_node, make_pod
 
@@ -180,7 +181,7 @@ def framework(search: Search) -> Framework:
                 points.setdefault(point, []).append(p.name)
         if issubclass(p, ScorePlugin):
             points.setdefault("Score", []).append(p.name)
-    spec = ProfileSpec("s", points, {}, {})
+    spec = ResolvedProfile("s", points, {}, {})
     return Framework(
         spec,
         {p.name: p for p in search.plugins},

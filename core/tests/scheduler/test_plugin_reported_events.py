@@ -12,6 +12,7 @@ from sched_harness import make_simulation
 
 from kubesched.api import Pod
 from kubesched.clock import VirtualClock
+from kubesched.config import ResolvedProfile
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
@@ -27,7 +28,7 @@ from kubesched.framework import (
     Snapshot,
     Status,
 )
-from kubesched.runtime import Framework, ProfileSpec
+from kubesched.runtime import Framework
 from kubesched.testing import make_node, make_pod
 
 TOKEN = "Token"
@@ -134,7 +135,7 @@ def test_the_hint_decides_as_for_an_informer_event() -> None:
 
 
 def test_framework_forwards_reports_to_its_reporter_and_ignores_them_without_one() -> None:
-    spec = ProfileSpec("p", {"Filter": []}, {}, {})
+    spec = ResolvedProfile("p", {"Filter": []}, {}, {})
 
     class Recorder:
         def event(self, *args: Any) -> None: ...

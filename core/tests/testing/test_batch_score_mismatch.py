@@ -10,8 +10,9 @@ import pytest
 
 from kubesched.api import Pod
 from kubesched.clock import VirtualClock
+from kubesched.config import ResolvedProfile
 from kubesched.framework import CycleState, NodeInfo, ScorePlugin, Snapshot, Status
-from kubesched.runtime import Framework, ProfileSpec
+from kubesched.runtime import Framework
 from kubesched.testing import batch_score_mismatch, make_node, make_pod
 
 
@@ -38,7 +39,7 @@ class ByPods(ScorePlugin):
 
 
 def plugin() -> ByPods:
-    spec = ProfileSpec("s", {"Score": ["ByPods"]}, {}, {})
+    spec = ResolvedProfile("s", {"Score": ["ByPods"]}, {}, {})
     fwk = Framework(
         spec,
         {"ByPods": ByPods},

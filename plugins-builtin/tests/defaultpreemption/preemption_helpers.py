@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from kubesched import NotFoundError
 from kubesched.api import Node, Pod, PodCondition
 from kubesched.clock import VirtualClock
+from kubesched.config import ResolvedProfile
 from kubesched.framework import (
     Code,
     CycleState,
@@ -28,7 +29,7 @@ from kubesched.framework import (
     Snapshot,
     Status,
 )
-from kubesched.runtime import Framework, ProfileSpec
+from kubesched.runtime import Framework
 from kubesched_builtin.defaultbinder import DefaultBinder
 from kubesched_builtin.defaultpreemption import DefaultPreemption, DefaultPreemptionArgs
 from kubesched_builtin.kinds import PodDisruptionBudget
@@ -360,7 +361,7 @@ def preemption_env(
         "PostFilter": [DefaultPreemption.name],
         "Bind": [DefaultBinder.name],
     }
-    spec = ProfileSpec(
+    spec = ResolvedProfile(
         scheduler_name="default-scheduler",
         points=points,
         weights={},

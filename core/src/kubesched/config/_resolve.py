@@ -9,7 +9,7 @@ left out (and reported in ``left_out``) rather than failing, so a scheduler with
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -57,18 +57,21 @@ class ResolvedProfile:
 
     ``points``: extension point (as in `kubesched.framework.EXTENSION_POINTS`) → plugin
     names in call order. ``weights``: Score plugin → weight (≥ 1 unless configured
-    negative). ``args``: every enabled plugin → its validated ``Args`` instance.
-    ``percentage_of_nodes_to_score``: the profile's own value; None means the global one.
-    ``left_out``: default plugins skipped because they are not installed, with the
-    distribution that provides each.
+    negative). ``args``: every enabled plugin → its validated ``Args`` instance (a plugin
+    without one gets its default ``Args()``). ``percentage_of_nodes_to_score``: the
+    profile's own value; None means the global one. ``left_out``: default plugins skipped
+    because they are not installed, with the distribution that provides each.
+
+    `kubesched.runtime.Framework` is built from it directly; tests may write one by hand
+    with only the points they need.
     """
 
     scheduler_name: str
-    percentage_of_nodes_to_score: int | None
-    points: Mapping[str, list[str]]
-    weights: Mapping[str, int]
-    args: Mapping[str, BaseModel]
-    left_out: list[tuple[str, str]]
+    points: Mapping[str, Sequence[str]]
+    weights: Mapping[str, int] = field(default_factory=dict)
+    args: Mapping[str, BaseModel] = field(default_factory=dict)
+    percentage_of_nodes_to_score: int | None = None
+    left_out: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Running plugins: the Framework (one per profile), plugin discovery, pluggy hooks."""
 
-from kubesched.runtime._framework import Framework, NodePluginScores, PodNominator, ProfileSpec
+from kubesched.runtime._framework import Framework, NodePluginScores, PodNominator
 from kubesched.runtime._hooks import make_plugin_manager
 from kubesched.runtime._hookspecs import hookimpl
 from kubesched.runtime._profiles import build_profiles
@@ -25,7 +25,6 @@ __all__ = [
     "PluginEntry",
     "PluginRegistry",
     "PodNominator",
-    "ProfileSpec",
     "WaitingPodImpl",
     "WaitingPodsMap",
     "build_profiles",

@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar, cast
-
-from pydantic import BaseModel
 
 from kubesched._errors import ConfigError
 from kubesched.api import Pod
 from kubesched.clock import Clock
+from kubesched.config import ResolvedProfile
 from kubesched.framework import (
     ActionType,
     BatchFilterPlugin,
@@ -57,7 +55,7 @@ from kubesched.runtime._plugin_status import SUCCESS, raised, wrap_error
 from kubesched.runtime._score_runners import NodePluginScores, ScoreRunners
 from kubesched.runtime._waiting_pods import MAX_PERMIT_TIMEOUT, WaitingPodImpl, WaitingPodsMap
 
-__all__ = ["Framework", "NodePluginScores", "PodNominator", "ProfileSpec"]
+__all__ = ["Framework", "NodePluginScores", "PodNominator"]
 
 _P = TypeVar("_P", bound=Plugin)
 
@@ -76,23 +74,17 @@ def _with_node_taint_update(events: list[ClusterEventWithHint]) -> list[ClusterE
     return [*events, ClusterEventWithHint(taint_update)]
 
 
-@dataclass(frozen=True)
-class ProfileSpec:
-    """What the Framework needs of a resolved profile (see kubesched.config.ResolvedProfile)."""
-
-    scheduler_name: str
-    points: Mapping[str, Sequence[str]]
-    weights: Mapping[str, int]
-    args: Mapping[str, BaseModel]
-    percentage_of_nodes_to_score: int | None = None
-
-
 class Framework(FilterRunners, ScoreRunners):
-    """A profile's plugin instances by extension point, and their runners."""
+    """A profile's plugin instances by extension point, and their runners.
+
+    Built from a `ResolvedProfile` as `kubesched.config.resolve` gives it (through
+    `build_profiles` for a whole configuration): one instance of each plugin it names,
+    constructed with its validated args.
+    """
 
     def __init__(
         self,
-        profile: ProfileSpec,
+        profile: ResolvedProfile,
         plugin_classes: Mapping[str, type[Plugin]],
         *,
         cluster: Any,

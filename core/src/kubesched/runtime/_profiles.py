@@ -12,7 +12,7 @@ from typing import Any
 from kubesched.clock import Clock
 from kubesched.config import ResolvedConfig
 from kubesched.framework import EventRecorder, Plugin, Snapshot
-from kubesched.runtime._framework import Framework, ProfileSpec
+from kubesched.runtime._framework import Framework
 
 __all__ = ["build_profiles"]
 
@@ -33,15 +33,8 @@ def build_profiles(
     """
     profiles: dict[str, Framework] = {}
     for prof in resolved.profiles:
-        spec = ProfileSpec(
-            scheduler_name=prof.scheduler_name,
-            points=prof.points,
-            weights=prof.weights,
-            args=prof.args,
-            percentage_of_nodes_to_score=prof.percentage_of_nodes_to_score,
-        )
         profiles[prof.scheduler_name] = Framework(
-            spec,
+            prof,
             registry,
             cluster=cluster,
             clock=clock,

@@ -26,6 +26,7 @@ from pydantic import BaseModel
 from kubesched.api import K8sModel, KindRegistry, Pod
 from kubesched.clock import VirtualClock, VirtualTimeLoop
 from kubesched.cluster.memory import MemoryCluster, default_kinds
+from kubesched.config import ResolvedProfile
 from kubesched.framework import (
     FilterPlugin,
     NodeInfo,
@@ -39,7 +40,7 @@ from kubesched.framework import (
     Status,
     extension_points_of,
 )
-from kubesched.runtime import Framework, ProfileSpec, make_plugin_manager
+from kubesched.runtime import Framework, make_plugin_manager
 from kubesched.testing._scenario import Scenario
 
 __all__ = [
@@ -160,7 +161,7 @@ class PluginHarness:
         self.cluster.create_many(to_create)
         self.snapshot = scenario.snapshot() if scenario is not None else Snapshot()
         points = {point: [self.name] for point in extension_points_of(plugin_cls)}
-        profile = ProfileSpec(
+        profile = ResolvedProfile(
             scheduler_name="default-scheduler",
             points=points,
             weights={self.name: 1},
