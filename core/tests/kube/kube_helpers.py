@@ -9,10 +9,6 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-from kube_fake_admission import Raw
-from kube_fake_apiserver import FakeApiServer
-from kube_node_lifecycle import make_node_ready
-
 from kubesched.api import KindRegistry, Pod, Taint, find_untolerated_taint
 from kubesched.clock import WallClock
 from kubesched.cluster.kube import InformerSettings, KubeCluster, Transport
@@ -38,6 +34,7 @@ from kubesched.framework import (
 )
 from kubesched.runtime import PluginRegistry
 from kubesched.scheduler import Scheduler
+from kubesched.testing.apiserver import FakeApiServer, Raw, make_node_ready
 
 T = TypeVar("T")
 

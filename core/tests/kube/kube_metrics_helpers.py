@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
-from kube_fake_apiserver import FakeApiServer
 from kube_helpers import FAST, plugin_classes, resolved_config
 
 from kubesched.clock import WallClock
@@ -19,6 +18,7 @@ from kubesched.config import ResolvedConfig
 from kubesched.framework import Plugin
 from kubesched.run import LeaderElector, Runner
 from kubesched.runtime import make_plugin_manager
+from kubesched.testing.apiserver import FakeApiServer
 
 _SAMPLE = re.compile(r"^(?P<name>[a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?P<labels>.*)\})? (?P<value>\S+)$")
 _LABEL = re.compile(r'(?P<key>[a-zA-Z_][a-zA-Z0-9_]*)="(?P<value>(?:[^"\\]|\\.)*)"')

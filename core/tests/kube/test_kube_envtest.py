@@ -4,7 +4,7 @@ Set KUBEBUILDER_ASSETS to a folder holding `etcd` and `kube-apiserver` (for inst
 `export KUBEBUILDER_ASSETS=$(setup-envtest use -p path 1.34.x)`); without it these tests are
 skipped. They apply examples/deploy's RBAC and configuration, run `kubesched run` as the
 example's ServiceAccount (so its ClusterRole is tested too), create Nodes (made ready as a
-kubelet and the node lifecycle controller would: `kube_envtest.create_node`) and Pods
+kubelet and the node lifecycle controller would: `kubesched.testing.apiserver.create_node`) and Pods
 through the API, and check bindings, PodScheduled conditions, events.k8s.io/v1 Events, a
 watch cut and resumed, and leader failover between two instances. See
 examples/deploy/README.md.
@@ -32,20 +32,20 @@ pytestmark = pytest.mark.skipif(
 
 pytest.importorskip("kubernetes_asyncio", reason="needs the kube extra (kubernetes_asyncio)")
 
-from kube_envtest import (  # noqa: E402
+from kube_helpers import FAST, eventually, run  # noqa: E402
+
+from kubesched.cluster import WatchEvent  # noqa: E402
+from kubesched.cluster.kube import KubeCluster, Transport  # noqa: E402
+from kubesched.cluster.memory import default_kinds  # noqa: E402
+from kubesched.testing.apiserver import (  # noqa: E402
     ADMIN_TOKEN,
     KUBESCHED_TOKEN,
     Envtest,
     apply,
     assets,
     create_node,
+    pod_raw,
 )
-from kube_fake_apiserver import pod_raw  # noqa: E402
-from kube_helpers import FAST, eventually, run  # noqa: E402
-
-from kubesched.cluster import WatchEvent  # noqa: E402
-from kubesched.cluster.kube import KubeCluster, Transport  # noqa: E402
-from kubesched.cluster.memory import default_kinds  # noqa: E402
 
 DEPLOY = Path(__file__).resolve().parents[3] / "examples" / "deploy"
 SCHEDULER = "kubesched"

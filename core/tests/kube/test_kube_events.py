@@ -20,7 +20,6 @@ import pytest
 
 pytest.importorskip("kubernetes_asyncio", reason="needs the kube extra (kubernetes_asyncio)")
 
-from kube_fake_apiserver import FakeApiServer, node_raw, pod_raw
 from kube_helpers import (
     add_ready_node,
     eventually,
@@ -36,6 +35,7 @@ from kubesched.cluster.memory import default_kinds
 from kubesched.run import RunOptions
 from kubesched.run._runner import Runner, build_runner
 from kubesched.scheduler import Scheduler
+from kubesched.testing.apiserver import FakeApiServer, node_raw, pod_raw
 
 EVENTS = "events.k8s.io/v1/events"
 EVENTS_PATH = "/apis/events.k8s.io/v1/namespaces/default/events"

@@ -17,16 +17,16 @@ import pytest
 
 pytest.importorskip("kubernetes_asyncio", reason="needs the kube extra (kubernetes_asyncio)")
 
-from kube_fake_apiserver import (
+from kube_helpers import add_ready_node, fake_server, run
+
+from kubesched.cluster.kube import ApiError, Transport
+from kubesched.testing.apiserver import (
     MERGE_PATCH,
     STRATEGIC_MERGE_PATCH,
     FakeApiServer,
     node_raw,
     pod_raw,
 )
-from kube_helpers import add_ready_node, fake_server, run
-
-from kubesched.cluster.kube import ApiError, Transport
 
 Raw = dict[str, Any]
 PODS = "/api/v1/namespaces/default/pods"

@@ -14,8 +14,6 @@ import pytest
 
 pytest.importorskip("kubernetes_asyncio", reason="needs the kube extra (kubernetes_asyncio)")
 
-from kube_fake_admission import Raw
-from kube_fake_apiserver import FakeApiServer, node_raw, pod_raw
 from kube_helpers import PLUGINS, add_ready_node, cluster_on, eventually, fake_server, run
 
 from kubesched.api import SCHEDULING_GATED_MESSAGE, Pod
@@ -24,6 +22,7 @@ from kubesched.config import PluginCatalog, ResolvedConfig, parse_config, resolv
 from kubesched.framework import PreEnqueuePlugin, Status
 from kubesched.runtime import PluginRegistry
 from kubesched.scheduler import Scheduler
+from kubesched.testing.apiserver import FakeApiServer, Raw, node_raw, pod_raw
 
 
 class Gates(PreEnqueuePlugin):

@@ -12,7 +12,6 @@ pytest.importorskip("kubernetes_asyncio", reason="needs the kube extra (kubernet
 pytest.importorskip("prometheus_client", reason="needs the kube extra (prometheus_client)")
 
 import aiohttp
-from kube_fake_apiserver import node_raw
 from kube_helpers import (
     FAST,
     add_ready_node,
@@ -30,6 +29,7 @@ from kubesched.run import Runner
 from kubesched.run import _runner as runner_module
 from kubesched.run._server import EndpointServer
 from kubesched.runtime import make_plugin_manager
+from kubesched.testing.apiserver import node_raw
 
 
 async def fetch(port: int, path: str) -> tuple[int, str]:

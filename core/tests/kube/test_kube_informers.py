@@ -11,12 +11,12 @@ import pytest
 
 pytest.importorskip("kubernetes_asyncio", reason="needs the kube extra (kubernetes_asyncio)")
 
-from kube_fake_apiserver import FakeApiServer, node_raw, pod_raw
 from kube_helpers import add_ready_node, cluster_on, eventually, fake_server, run
 
 from kubesched.api import KindInfo, KindRegistry, Namespace, core_kinds
 from kubesched.cluster import WatchEvent
 from kubesched.cluster.kube import POD_FIELD_SELECTOR, InformerSettings
+from kubesched.testing.apiserver import FakeApiServer, node_raw, pod_raw
 
 Seen = list[tuple[str, str, str]]
 

@@ -17,11 +17,11 @@ import pytest
 pytest.importorskip("kubernetes_asyncio", reason="needs the kube extra (kubernetes_asyncio)")
 pytest.importorskip("prometheus_client", reason="needs the kube extra (prometheus_client)")
 
-from kube_fake_apiserver import FakeApiServer, node_raw, pod_raw
 from kube_helpers import add_ready_node, eventually, fake_server, run
 from kube_metrics_helpers import Family, metrics_runner, parse, scrape
 
 from kubesched.run import Runner
+from kubesched.testing.apiserver import FakeApiServer, node_raw, pod_raw
 
 PROFILE = "default-scheduler"
 

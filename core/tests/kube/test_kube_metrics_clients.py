@@ -16,7 +16,6 @@ import pytest
 pytest.importorskip("kubernetes_asyncio", reason="needs the kube extra (kubernetes_asyncio)")
 pytest.importorskip("prometheus_client", reason="needs the kube extra (prometheus_client)")
 
-from kube_fake_apiserver import node_raw, pod_raw
 from kube_helpers import FAST, add_ready_node, eventually, fake_server, run
 from kube_metrics_helpers import metrics_runner, parse, scrape
 
@@ -24,6 +23,7 @@ from kubesched import ConflictError
 from kubesched.cluster.kube import ApiError, KubeCluster, RateLimiter, Transport
 from kubesched.cluster.memory import default_kinds
 from kubesched.run import SchedulerMetrics, exposition
+from kubesched.testing.apiserver import node_raw, pod_raw
 
 LEASE = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kubesched"
 LEADER = "leader_election_master_status"

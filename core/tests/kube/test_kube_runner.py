@@ -22,7 +22,6 @@ pytest.importorskip("prometheus_client", reason="needs the kube extra (prometheu
 
 import aiohttp
 from click.testing import CliRunner
-from kube_fake_apiserver import FakeApiServer, node_raw, pod_raw
 from kube_helpers import (
     FAST,
     Recorder,
@@ -41,6 +40,7 @@ from kubesched.cluster.kube import KubeCluster, KubeLeaseLock, Transport
 from kubesched.cluster.memory import default_kinds
 from kubesched.run import LeaderElector, Runner
 from kubesched.runtime import make_plugin_manager
+from kubesched.testing.apiserver import FakeApiServer, node_raw, pod_raw
 
 LEASE = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kubesched"
 

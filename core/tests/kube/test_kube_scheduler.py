@@ -13,7 +13,6 @@ import pytest
 
 pytest.importorskip("kubernetes_asyncio", reason="needs the kube extra (kubernetes_asyncio)")
 
-from kube_fake_apiserver import FakeApiServer, node_raw, pod_raw
 from kube_helpers import (
     Recorder,
     add_ready_node,
@@ -22,7 +21,8 @@ from kube_helpers import (
     run,
     scheduling,
 )
-from kube_node_lifecycle import make_node_ready
+
+from kubesched.testing.apiserver import FakeApiServer, make_node_ready, node_raw, pod_raw
 
 
 def bound_to(server: FakeApiServer, name: str) -> str:

@@ -13,7 +13,6 @@ import pytest
 
 pytest.importorskip("kubernetes_asyncio", reason="needs the kube extra (kubernetes_asyncio)")
 
-from kube_fake_apiserver import node_raw, pod_raw
 from kube_helpers import cluster_on, eventually, fake_server, run
 
 from kubesched import ConflictError, NotFoundError
@@ -26,6 +25,7 @@ from kubesched.cluster.kube import (
     LeaderElectionRecord,
     Transport,
 )
+from kubesched.testing.apiserver import node_raw, pod_raw
 
 UNSCHEDULABLE = PodCondition(
     type="PodScheduled",

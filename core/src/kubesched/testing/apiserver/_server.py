@@ -4,16 +4,16 @@ It answers what kubesched sends as a real kube-apiserver does: list (pages with 
 `continue`), watch (chunked JSON lines from a resourceVersion, bookmarks, `timeoutSeconds`,
 410 for a compacted resourceVersion), get/create/update/patch/delete of any resource path
 and of `status` subresources, `pods/binding` with its conflicts. Writes have a real API
-server's semantics (`kube_fake_store`: one watch event and a new resourceVersion for every
+server's semantics (`_store`: one watch event and a new resourceVersion for every
 change, none for a write that changes nothing, graceful deletion of bound pods), and objects
-get its defaulting and default admission (`kube_fake_admission`: the system namespaces and
+get its defaulting and default admission (`_admission`: the system namespaces and
 PriorityClasses exist from the start, a new Node is tainted
 `node.kubernetes.io/not-ready:NoSchedule`, a pod gets its priority and default tolerations
 and loses the status it was sent). Failures can be injected; every request is recorded.
 
 The real client code runs against it: kubernetes_asyncio's session, kubesched's transport,
 informers and writes. Tests that want a schedulable Node make it ready as a cluster would
-(`kube_node_lifecycle.make_node_ready`, `kube_helpers.add_ready_node`).
+(`make_node_ready`; core/tests/kube `kube_helpers.add_ready_node`).
 """
 
 from __future__ import annotations
@@ -26,28 +26,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
-from kube_fake_admission import ApiStatusError, Raw
-from kube_fake_store import (
-    MERGE_PATCH,
-    STRATEGIC_MERGE_PATCH,
-    FakeStore,
-    Target,
-    merge_patch,
-    parse_path,
-    strategic_merge_patch,
-)
+
+from kubesched.testing.apiserver._admission import ApiStatusError, Raw
+from kubesched.testing.apiserver._store import STRATEGIC_MERGE_PATCH, FakeStore, Target, parse_path
 
 __all__ = [
-    "MERGE_PATCH",
-    "STRATEGIC_MERGE_PATCH",
     "FakeApiServer",
     "Fault",
     "Recorded",
-    "merge_patch",
     "node_raw",
     "pod_raw",
     "status_body",
-    "strategic_merge_patch",
 ]
 
 

@@ -1,4 +1,4 @@
-"""A real control plane for integration tests, in the envtest convention.
+"""A real control plane for integration tests and benchmarks, in the envtest convention.
 
 `KUBEBUILDER_ASSETS` names a folder holding `etcd` and `kube-apiserver` (what
 `setup-envtest use -p path` prints). `Envtest.start()` runs them on loopback ports:
@@ -15,7 +15,7 @@ What such an API server does that matters to these tests, as any kube-apiserver:
   the Node's kubelet posts `Ready=True` and the node lifecycle controller of
   kube-controller-manager (pkg/controller/nodelifecycle) then removes the taint, and envtest
   runs neither. So `create_node` does both itself, through the API, right after creating
-  the Node (`kube_node_lifecycle.make_node_ready`, which the fake API server's tests share).
+  the Node (`make_node_ready`, which the fake API server's tests share).
   Priority and DefaultTolerationSeconds fill in pods' `priority` and NoExecute tolerations;
   NamespaceLifecycle refuses objects in a namespace that does not exist (the tests create
   theirs; `default`, `kube-system`, `kube-public` and `kube-node-lease` exist from the start);
@@ -39,8 +39,19 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from kube_fake_apiserver import node_raw
-from kube_node_lifecycle import make_node_ready
+from kubesched.testing.apiserver._node_lifecycle import make_node_ready
+from kubesched.testing.apiserver._server import node_raw
+
+__all__ = [
+    "ADMIN_TOKEN",
+    "KUBESCHED_TOKEN",
+    "KUBESCHED_USER",
+    "Envtest",
+    "apply",
+    "assets",
+    "create_node",
+    "free_port",
+]
 
 ADMIN_TOKEN = "envtest-admin-token"
 KUBESCHED_TOKEN = "envtest-kubesched-token"

@@ -6,7 +6,7 @@ watch event (ADDED, MODIFIED, DELETED), whoever made it: a create, an update or 
 the object or of its `status` subresource, a binding, a graceful deletion. A write that
 changes nothing keeps the resourceVersion and sends no event, as the API server does
 (staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go GuaranteedUpdate skips the write
-when the encoded object is unchanged). Objects pass through `kube_fake_admission` on the way.
+when the encoded object is unchanged). Objects pass through `_admission` on the way.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from kube_fake_admission import (
+from kubesched.testing.apiserver._admission import (
     ApiStatusError,
     Raw,
     admit_create,
