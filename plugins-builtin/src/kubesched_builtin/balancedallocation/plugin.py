@@ -33,6 +33,7 @@ from kubesched.framework import (
 )
 from kubesched_builtin.balancedallocation.args import NodeResourcesBalancedAllocationArgs
 from kubesched_builtin.balancedallocation.vectorized import balanced_scores
+from kubesched_builtin.helper.columns import snapshot_rows
 from kubesched_builtin.names import NODE_RESOURCES_BALANCED_ALLOCATION
 
 __all__ = [
@@ -155,12 +156,12 @@ class NodeResourcesBalancedAllocation(PreScorePlugin, ScorePlugin):
     def score_nodes(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[list[int], Status | None]:
-        """Score of every node at once (BatchScorePlugin), with numpy; node by node when an
-        amount is too large for int64."""
+        """Score of every node at once (BatchScorePlugin), with numpy on the snapshot's
+        columns; node by node when an amount is too large for int64."""
         requests = self._requests(state, pod)
         if requests is None:
             return [0] * len(nodes), None
-        scores = balanced_scores(nodes, self.resources, requests)
+        scores = balanced_scores(nodes, self.resources, requests, snapshot_rows(self.handle, nodes))
         if scores is None:
             return [self.score(state, pod, n)[0] for n in nodes], None
         return scores, None

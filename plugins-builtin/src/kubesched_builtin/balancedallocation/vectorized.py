@@ -15,8 +15,9 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from kubesched.api import CPU, EPHEMERAL_STORAGE, MEMORY
+from kubesched.api import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
 from kubesched.framework import MAX_NODE_SCORE, NodeInfo
+from kubesched_builtin.helper.columns import Rows
 
 __all__ = ["SAFE_AMOUNT", "balanced_scores"]
 
@@ -28,11 +29,24 @@ SAFE_AMOUNT = 2**62
 plugin scores node by node."""
 
 
-def _gather(nodes: Sequence[NodeInfo], resource: str, pod_request: int) -> tuple[Ints, Ints] | None:
+def _gather(
+    nodes: Sequence[NodeInfo], rows: Rows | None, resource: str, pod_request: int
+) -> tuple[Ints, Ints] | None:
     """(allocatable, requested incl. the pod) of `resource` on each node, as
-    `plugin.allocatable_and_requested` gives them; None when no node counts it."""
+    `plugin.allocatable_and_requested` gives them: from the snapshot's columns at `rows`
+    when given, else from the node infos; None when no node counts it."""
     size = len(nodes)
-    if resource == CPU:
+    if resource not in (CPU, MEMORY, EPHEMERAL_STORAGE) and pod_request == 0:
+        return None  # an extended resource the pod does not ask for
+    if rows is not None:
+        columns, at = rows
+        if resource == PODS:
+            # the pod count is no scalar, and is left out like a missing one
+            alloc = req = np.zeros(size, np.int64)
+        else:
+            alloc = columns.column(columns.allocatable, resource)[at]
+            req = columns.column(columns.requested, resource)[at]
+    elif resource == CPU:
         alloc = np.fromiter((n.allocatable.milli_cpu for n in nodes), np.int64, size)
         req = np.fromiter((n.requested.milli_cpu for n in nodes), np.int64, size)
     elif resource == MEMORY:
@@ -41,29 +55,32 @@ def _gather(nodes: Sequence[NodeInfo], resource: str, pod_request: int) -> tuple
     elif resource == EPHEMERAL_STORAGE:
         alloc = np.fromiter((n.allocatable.ephemeral_storage for n in nodes), np.int64, size)
         req = np.fromiter((n.requested.ephemeral_storage for n in nodes), np.int64, size)
-    elif pod_request == 0:
-        return None  # an extended resource the pod does not ask for
     else:
         # `scalar`, not `get`: the pod count is no scalar, and is left out like a missing one
         alloc = np.fromiter((n.allocatable.scalar.get(resource, 0) for n in nodes), np.int64, size)
         req = np.fromiter((n.requested.scalar.get(resource, 0) for n in nodes), np.int64, size)
+    # a value saturated in the columns (beyond int64) fails this check too
     if size and max(int(np.abs(alloc).max()), int(np.abs(req).max())) >= SAFE_AMOUNT:
         raise OverflowError(resource)
     return alloc, req + pod_request
 
 
 def balanced_scores(
-    nodes: Sequence[NodeInfo], resources: Sequence[str], pod_requests: Sequence[int]
+    nodes: Sequence[NodeInfo],
+    resources: Sequence[str],
+    pod_requests: Sequence[int],
+    rows: Rows | None = None,
 ) -> list[int] | None:
-    """`balanced_resource_score` of each node; None when an amount does not fit in int64
-    (the caller then scores node by node)."""
+    """`balanced_resource_score` of each node, read from the snapshot's columns at `rows`
+    when given (see `helper.columns`); None when an amount does not fit in int64 (the
+    caller then scores node by node)."""
     size = len(nodes)
     if any(abs(r) >= SAFE_AMOUNT for r in pod_requests):
         return None
     fractions: list[tuple[npt.NDArray[np.bool_], Floats]] = []
     try:
         for resource, pod_request in zip(resources, pod_requests, strict=True):
-            pair = _gather(nodes, resource, pod_request)
+            pair = _gather(nodes, rows, resource, pod_request)
             if pair is None:
                 continue
             alloc, req = pair

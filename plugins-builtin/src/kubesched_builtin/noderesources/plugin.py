@@ -39,6 +39,7 @@ from kubesched.framework import (
     StateData,
     Status,
 )
+from kubesched_builtin.helper.columns import snapshot_rows
 from kubesched_builtin.helper.state import read_state
 from kubesched_builtin.names import NODE_RESOURCES_FIT
 from kubesched_builtin.noderesources import vectorized
@@ -131,15 +132,20 @@ class NodeResourcesFit(
     def filter_nodes(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> list[Status | None]:
-        """Filter of each node in one call (BatchFilterPlugin): one quick pass finds the
-        nodes short of something, and only those get `filter`'s reasons, in its order."""
+        """Filter of each node in one call (BatchFilterPlugin): one quick pass (on the
+        snapshot's columns) finds the nodes short of something, and only those get
+        `filter`'s reasons, in its order."""
         try:
             request = self._pod_request(state)
         except RuntimeError as exc:
             return [Status.as_error(exc) for _ in nodes]
         out: list[Status | None] = [None] * len(nodes)
         ignored, groups = self.ignored_resources, self.ignored_resource_groups
-        for i in nodes_short_of(request, nodes, ignored, groups):
+        rows = snapshot_rows(self.handle, nodes)
+        short = None if rows is None else vectorized.short_rows(request, rows, ignored, groups)
+        if short is None:
+            short = nodes_short_of(request, nodes, ignored, groups)
+        for i in short:
             out[i] = insufficient_status(fits_request(request, nodes[i], ignored, groups))
         return out
 
@@ -182,10 +188,11 @@ class NodeResourcesFit(
     def score_nodes(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[list[int], Status | None]:
-        """Score of every node at once (BatchScorePlugin), with numpy on the nodes' columns;
-        node by node when an amount is too large for exact int64 arithmetic."""
+        """Score of every node at once (BatchScorePlugin), with numpy on the snapshot's
+        columns; node by node when an amount is too large for exact int64 arithmetic."""
         requests = self._scoring_requests(state, pod)
-        columns = vectorized.scoring_columns(nodes, self.resources, requests)
+        rows = snapshot_rows(self.handle, nodes)
+        columns = vectorized.scoring_columns(nodes, self.resources, requests, rows)
         if columns is None:
             return [self.score(state, pod, n)[0] for n in nodes], None
         scores = vectorized.score_arrays(self.fit_args.scoring_strategy, requests, columns)

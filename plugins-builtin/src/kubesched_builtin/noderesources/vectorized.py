@@ -16,6 +16,7 @@ import numpy.typing as npt
 
 from kubesched.api import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
 from kubesched.framework import MAX_NODE_SCORE, NodeColumns, NodeInfo, Resource
+from kubesched_builtin.helper.columns import Rows
 from kubesched_builtin.noderesources.args import (
     LEAST_ALLOCATED,
     MOST_ALLOCATED,
@@ -32,6 +33,7 @@ __all__ = [
     "score_columns",
     "scored_resource",
     "scoring_columns",
+    "short_rows",
 ]
 
 Ints = npt.NDArray[np.int64]
@@ -51,22 +53,53 @@ def fits_columns(
     columns: NodeColumns,
     ignored_resources: Set[str] = frozenset(),
     ignored_groups: Set[str] = frozenset(),
+    rows: npt.NDArray[np.intp] | None = None,
 ) -> npt.NDArray[np.bool_]:
-    """True for each node with room for `pod_request` (and one more pod)."""
+    """True for each node (each of `rows` when given) with room for `pod_request` and one
+    more pod."""
     size = len(columns.names)
-    ok: npt.NDArray[np.bool_] = columns.pod_count + 1 <= _column(columns.allocatable, PODS, size)
-    wanted = [
+
+    def read(table: dict[str, Ints], name: str) -> Ints:
+        column = _column(table, name, size)
+        return column if rows is None else column[rows]
+
+    ok: npt.NDArray[np.bool_] = (
+        (columns.pod_count if rows is None else columns.pod_count[rows]) + 1
+    ) <= read(columns.allocatable, PODS)
+    for name, quantity in _wanted(pod_request, ignored_resources, ignored_groups):
+        if quantity <= 0:
+            continue
+        ok &= quantity <= read(columns.allocatable, name) - read(columns.requested, name)
+    return ok
+
+
+def _wanted(
+    pod_request: Resource, ignored_resources: Set[str], ignored_groups: Set[str]
+) -> list[tuple[str, int]]:
+    return [
         (CPU, pod_request.milli_cpu),
         (MEMORY, pod_request.memory),
         (EPHEMERAL_STORAGE, pod_request.ephemeral_storage),
         *checked_scalar_requests(pod_request, ignored_resources, ignored_groups),
     ]
-    for name, quantity in wanted:
-        if quantity <= 0:
-            continue
-        free = _column(columns.allocatable, name, size) - _column(columns.requested, name, size)
-        ok &= quantity <= free
-    return ok
+
+
+def short_rows(
+    pod_request: Resource,
+    rows: Rows,
+    ignored_resources: Set[str] = frozenset(),
+    ignored_groups: Set[str] = frozenset(),
+) -> list[int] | None:
+    """`fits.nodes_short_of` read from the snapshot's columns: the positions (in `rows`) of
+    the nodes without room. None when an amount is not exact in int64 (the caller then
+    checks node by node)."""
+    columns, at = rows
+    wanted = _wanted(pod_request, ignored_resources, ignored_groups)
+    if not columns.exact or any(abs(q) >= SAFE_AMOUNT for _, q in wanted):
+        return None
+    ok = fits_columns(pod_request, columns, ignored_resources, ignored_groups, at)
+    short: list[int] = np.flatnonzero(~ok).tolist()
+    return short
 
 
 def _trunc_div(num: Ints, den: int) -> Ints:
@@ -180,10 +213,14 @@ def score_arrays(
 
 
 def scoring_columns(
-    nodes: Sequence[NodeInfo], resources: Sequence[str], pod_requests: Sequence[int]
+    nodes: Sequence[NodeInfo],
+    resources: Sequence[str],
+    pod_requests: Sequence[int],
+    rows: Rows | None = None,
 ) -> ScoringColumns | None:
-    """The arrays `score_arrays` reads, gathered from `nodes` alone (the cycle's feasible
-    nodes: cheaper than the whole snapshot's `columns`) for the resources it scores.
+    """The arrays `score_arrays` reads for the resources it scores, of `nodes` alone (the
+    cycle's feasible nodes): read from the snapshot's columns at `rows` when given, else
+    gathered from the node infos.
 
     None when an amount, of a node or of the pod, is too large for exact int64 arithmetic
     (see SAFE_AMOUNT)."""
@@ -195,19 +232,12 @@ def scoring_columns(
     non_zero: dict[str, Ints] = {}
     try:
         for name, pod_request in zip(resources, pod_requests, strict=True):
-            if name == CPU:
-                alloc[name] = np.fromiter((n.allocatable.milli_cpu for n in nodes), np.int64, size)
-                non_zero[name] = np.fromiter(
-                    (n.non_zero_requested.milli_cpu for n in nodes), np.int64, size
-                )
-            elif name == MEMORY:
-                alloc[name] = np.fromiter((n.allocatable.memory for n in nodes), np.int64, size)
-                non_zero[name] = np.fromiter(
-                    (n.non_zero_requested.memory for n in nodes), np.int64, size
-                )
+            if name in (CPU, MEMORY):
+                alloc[name] = _read(nodes, rows, "allocatable", name)
+                non_zero[name] = _read(nodes, rows, "non_zero_requested", name)
             elif scored_resource(name, pod_request):
-                alloc[name] = np.fromiter((n.allocatable.get(name) for n in nodes), np.int64, size)
-                req[name] = np.fromiter((n.requested.get(name) for n in nodes), np.int64, size)
+                alloc[name] = _read(nodes, rows, "allocatable", name)
+                req[name] = _read(nodes, rows, "requested", name)
     except OverflowError:
         return None
     for table in (alloc, req, non_zero):
@@ -215,3 +245,12 @@ def scoring_columns(
             if size and int(np.abs(column).max()) >= SAFE_AMOUNT:
                 return None
     return ScoringColumns(size, alloc, req, non_zero)
+
+
+def _read(nodes: Sequence[NodeInfo], rows: Rows | None, table: str, name: str) -> Ints:
+    """Column `table` (a NodeColumns/NodeInfo attribute) of resource `name` for `nodes`; a
+    value saturated in the columns fails the caller's SAFE_AMOUNT check."""
+    if rows is not None:
+        columns, at = rows
+        return columns.column(getattr(columns, table), name)[at]
+    return np.fromiter((getattr(n, table).get(name) for n in nodes), np.int64, len(nodes))
