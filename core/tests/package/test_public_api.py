@@ -11,7 +11,7 @@ FRAMEWORK_API = {
     "Code", "CycleState", "Diagnosis", "EnqueueExtensions", "EventRecorder", "EventResource",
     "FilterExplainer", "FilterPlugin", "FitError", "Handle",
     "HostPortInfo", "ImageStateSummary", "NoArgs", "NodeColumns", "NodeInfo", "NodeScore",
-    "NodeToStatus", "NominatingInfo", "NominatingMode", "PermitPlugin", "Plugin",
+    "NodeToStatus", "NominatingInfo", "NominatingMode", "PermitPlugin", "Plugin", "PluginArgs",
     "PluginFactory", "PodInfo", "PostBindPlugin", "PostFilterPlugin", "PostFilterResult",
     "PreBindPlugin", "PreEnqueuePlugin", "PreFilterExtensions", "PreFilterPlugin",
     "PreFilterResult", "PreScorePlugin", "PreemptionVictimGuard", "QueueSortPlugin",

@@ -69,7 +69,7 @@ def test_plugin_refuses_other_args() -> None:
 
 def _errors(*terms: dict[str, object]) -> list[str]:
     selector = NodeSelector.model_validate({"nodeSelectorTerms": list(terms)})
-    return NodeSelectorMatcher.parse(selector).errors
+    return [str(e) for e in NodeSelectorMatcher.parse(selector).errors]
 
 
 @pytest.mark.parametrize(

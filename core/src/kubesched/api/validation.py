@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Final
 
 from kubesched.api._labels import LabelSelector
-from kubesched.api.field import ErrorList, forbidden, invalid, required
+from kubesched.api.field import ErrorList, Path, forbidden, invalid, required
 
 __all__ = [
     "is_dns1123_label",
@@ -143,11 +143,11 @@ def is_valid_port_name(port: str) -> list[str]:
     return errors
 
 
-def validate_label_name(name: str, path: str) -> ErrorList:
+def validate_label_name(name: str, path: Path | str) -> ErrorList:
     return [invalid(path, name, m) for m in is_qualified_name(name)]
 
 
-def validate_labels(labels: Mapping[str, str], path: str) -> ErrorList:
+def validate_labels(labels: Mapping[str, str], path: Path | str) -> ErrorList:
     """Keys and values of a label map; upstream reports both at the map's own path."""
     errors: ErrorList = []
     for key, value in labels.items():
@@ -156,7 +156,7 @@ def validate_labels(labels: Mapping[str, str], path: str) -> ErrorList:
     return errors
 
 
-def validate_label_selector(selector: LabelSelector | None, path: str) -> ErrorList:
+def validate_label_selector(selector: LabelSelector | None, path: Path | str) -> ErrorList:
     """A LabelSelector on create (values must be valid label values)."""
     if selector is None:
         return []

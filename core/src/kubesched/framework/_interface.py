@@ -11,11 +11,13 @@ A plugin class is its own factory: the framework calls `PluginClass(args, handle
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Self, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic.alias_generators import to_camel
 
 from kubesched.api import Pod
+from kubesched.api.field import ErrorList, aggregate
 from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._events import ClusterEvent, ClusterEventWithHint
 from kubesched.framework._node_info import NodeInfo
@@ -48,6 +50,7 @@ __all__ = [
     "NoArgs",
     "PermitPlugin",
     "Plugin",
+    "PluginArgs",
     "PluginFactory",
     "PostBindPlugin",
     "PostFilterPlugin",
@@ -69,10 +72,40 @@ MIN_NODE_SCORE = 0
 MAX_TOTAL_SCORE = 2**63 - 1
 
 
-class NoArgs(BaseModel):
-    """Args of a plugin that takes none: any field is an error."""
+class PluginArgs(BaseModel):
+    """Base of a plugin's `Args` (what its `pluginConfig[].args` holds).
 
-    model_config = ConfigDict(extra="forbid")
+    Fields are written in camelCase in files (`bindTimeoutSeconds` for
+    `bind_timeout_seconds`), may be given by either name in Python, and an unknown field is
+    an error. After parsing, `set_defaults` fills in what was left out and
+    `validation_errors` reports every problem at once; the framework refuses the args with
+    the aggregate of those errors (upstream: each plugin's SetDefaults_<Plugin>Args and
+    Validate<Plugin>Args in pkg/scheduler/apis/config). Nested models of the args use the
+    same `PluginArgs.model_config`.
+    """
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+    def set_defaults(self) -> None:
+        """Fill in defaults that depend on other fields or settings; the base sets none."""
+
+    def validation_errors(self) -> ErrorList:
+        """Every problem with the (defaulted) args as `kubesched.api.field` errors, paths
+        relative to the args; empty when valid (the base's case)."""
+        return []
+
+    @model_validator(mode="after")
+    def _default_and_validate(self) -> Self:
+        self.set_defaults()
+        errors = self.validation_errors()
+        if errors:
+            # upstream utilerrors.Aggregate: one error alone, several as "[a, b]"
+            raise ValueError(aggregate(errors))
+        return self
+
+
+class NoArgs(PluginArgs):
+    """Args of a plugin that takes none: any field is an error."""
 
 
 class Plugin:

@@ -7,48 +7,32 @@ validation and its messages from pkg/scheduler/apis/config/validation/validation
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, model_validator
-from pydantic.alias_generators import to_camel
+from kubesched.api.field import ErrorList, invalid
+from kubesched.framework import PluginArgs
 
-__all__ = ["DefaultPreemptionArgs", "validation_errors"]
+__all__ = ["DefaultPreemptionArgs"]
 
 _PERCENTAGE = "minCandidateNodesPercentage"
 _ABSOLUTE = "minCandidateNodesAbsolute"
 
 
-class DefaultPreemptionArgs(BaseModel):
+class DefaultPreemptionArgs(PluginArgs):
     """Args of DefaultPreemption. The dry run wants
     `max(numNodes * percentage / 100, absolute)` candidates, at most every node."""
-
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
 
     min_candidate_nodes_percentage: int = 10
     """Share of the potential nodes (0..100) to find candidates among."""
     min_candidate_nodes_absolute: int = 100
     """Lower bound on the number of candidates (>= 0)."""
 
-    @model_validator(mode="after")
-    def _validate(self) -> DefaultPreemptionArgs:
-        errors = validation_errors(self)
-        if errors:
-            # upstream utilerrors.Aggregate: one error alone, several as "[a, b]"
-            raise ValueError(errors[0] if len(errors) == 1 else f"[{', '.join(errors)}]")
-        return self
-
-
-def validation_errors(args: DefaultPreemptionArgs) -> list[str]:
-    """Every problem with the args, as upstream field errors; empty when valid."""
-    pct, absolute = args.min_candidate_nodes_percentage, args.min_candidate_nodes_absolute
-    errs: list[str] = []
-    if not 0 <= pct <= 100:
-        errs.append(f"{_PERCENTAGE}: Invalid value: {pct}: not in valid range [0, 100]")
-    if absolute < 0:
-        errs.append(f"{_ABSOLUTE}: Invalid value: {absolute}: not in valid range [0, inf)")
-    if pct == 0 and absolute == 0:
-        errs.append(
-            f"{_PERCENTAGE}: Invalid value: 0: cannot be zero at the same time as {_ABSOLUTE}"
-        )
-        errs.append(
-            f"{_ABSOLUTE}: Invalid value: 0: cannot be zero at the same time as {_PERCENTAGE}"
-        )
-    return errs
+    def validation_errors(self) -> ErrorList:
+        pct, absolute = self.min_candidate_nodes_percentage, self.min_candidate_nodes_absolute
+        errs: ErrorList = []
+        if not 0 <= pct <= 100:
+            errs.append(invalid(_PERCENTAGE, pct, "not in valid range [0, 100]"))
+        if absolute < 0:
+            errs.append(invalid(_ABSOLUTE, absolute, "not in valid range [0, inf)"))
+        if pct == 0 and absolute == 0:
+            errs.append(invalid(_PERCENTAGE, 0, f"cannot be zero at the same time as {_ABSOLUTE}"))
+            errs.append(invalid(_ABSOLUTE, 0, f"cannot be zero at the same time as {_PERCENTAGE}"))
+        return errs

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from pydantic import BaseModel, ConfigDict, field_validator, model_validator
-from pydantic.alias_generators import to_camel
+from pydantic import field_validator
+
+from kubesched.api.field import ErrorList, invalid
+from kubesched.framework import PluginArgs
 
 __all__ = [
     "DEFAULT_HARD_POD_AFFINITY_WEIGHT",
@@ -24,10 +26,8 @@ MIN_HARD_POD_AFFINITY_WEIGHT: Final = 0
 MAX_HARD_POD_AFFINITY_WEIGHT: Final = 100
 
 
-class InterPodAffinityArgs(BaseModel):
+class InterPodAffinityArgs(PluginArgs):
     """Args of InterPodAffinity."""
-
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
 
     hard_pod_affinity_weight: int = DEFAULT_HARD_POD_AFFINITY_WEIGHT
     """Score weight of an existing pod's required affinity term that matches the incoming
@@ -42,12 +42,9 @@ class InterPodAffinityArgs(BaseModel):
         # a null in the YAML is an unset pointer upstream, which defaulting makes 1
         return DEFAULT_HARD_POD_AFFINITY_WEIGHT if value is None else value
 
-    @model_validator(mode="after")
-    def _validate(self) -> InterPodAffinityArgs:
+    def validation_errors(self) -> ErrorList:
         w = self.hard_pod_affinity_weight
-        if not MIN_HARD_POD_AFFINITY_WEIGHT <= w <= MAX_HARD_POD_AFFINITY_WEIGHT:
-            raise ValueError(
-                f"hardPodAffinityWeight: Invalid value: {w}: not in valid range "
-                f"[{MIN_HARD_POD_AFFINITY_WEIGHT}, {MAX_HARD_POD_AFFINITY_WEIGHT}]"
-            )
-        return self
+        if MIN_HARD_POD_AFFINITY_WEIGHT <= w <= MAX_HARD_POD_AFFINITY_WEIGHT:
+            return []
+        limits = f"[{MIN_HARD_POD_AFFINITY_WEIGHT}, {MAX_HARD_POD_AFFINITY_WEIGHT}]"
+        return [invalid("hardPodAffinityWeight", w, f"not in valid range {limits}")]

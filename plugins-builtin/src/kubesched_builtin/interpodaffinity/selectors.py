@@ -9,12 +9,12 @@ InterPodAffinity reports it as the reason a pod cannot be scheduled.
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Iterable, Mapping
 from typing import Final
 
 from kubesched.api import LabelSelector
+from kubesched.api.field import ErrorList, aggregate, invalid, new_path
+from kubesched.api.validation import is_qualified_name, is_valid_label_value
 
 __all__ = ["EVERYTHING", "CompiledSelector", "SelectorError", "compile_selector"]
 
@@ -100,115 +100,25 @@ def compile_selector(selector: LabelSelector | None) -> CompiledSelector | None:
     return CompiledSelector(requirements)
 
 
-# -- validation (k8s.io/apimachinery/pkg/util/validation) ----------------------------------
-
-_QUALIFIED_NAME_FMT: Final = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_QUALIFIED_NAME_RE: Final = re.compile(f"^{_QUALIFIED_NAME_FMT}$")
-_QUALIFIED_NAME_MSG: Final = (
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-    "alphanumeric character"
-)
-_LABEL_VALUE_FMT: Final = f"({_QUALIFIED_NAME_FMT})?"
-_LABEL_VALUE_RE: Final = re.compile(f"^{_LABEL_VALUE_FMT}$")
-_LABEL_VALUE_MSG: Final = (
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
-    "'.', and must start and end with an alphanumeric character"
-)
-_DNS_LABEL: Final = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS_SUBDOMAIN_FMT: Final = f"{_DNS_LABEL}(\\.{_DNS_LABEL})*"
-_DNS_SUBDOMAIN_RE: Final = re.compile(f"^{_DNS_SUBDOMAIN_FMT}$")
-_DNS_SUBDOMAIN_MSG: Final = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
-    "'.', and must start and end with an alphanumeric character"
-)
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    shown = ",  or ".join(f"'{e}'" for e in examples)
-    return f"{msg} (e.g. {shown}, regex used for validation is '{fmt}')"
-
-
-def _quote(value: str) -> str:
-    return json.dumps(value)
-
-
-def _go_strings(values: list[str]) -> str:
-    """A []string as Go's %#v prints it (field errors show bad values this way)."""
-    if not values:
-        return "[]string(nil)"
-    return "[]string{" + ", ".join(_quote(v) for v in values) + "}"
-
-
-def _name_errors(key: str) -> list[str]:
-    """upstream IsQualifiedName."""
-    parts = key.split("/")
-    if len(parts) > 2:
-        name_err = _regex_error(
-            _QUALIFIED_NAME_MSG, _QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc"
-        )
-        return [
-            f"a qualified name {name_err} with an optional DNS subdomain prefix and '/' "
-            "(e.g. 'example.com/MyName')"
-        ]
-    errs: list[str] = []
-    name = parts[-1]
-    if len(parts) == 2:
-        prefix = parts[0]
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        elif len(prefix) > 253:
-            errs.append("prefix part must be no more than 253 characters")
-        elif not _DNS_SUBDOMAIN_RE.match(prefix):
-            errs.append(
-                "prefix part " + _regex_error(_DNS_SUBDOMAIN_MSG, _DNS_SUBDOMAIN_FMT, "example.com")
-            )
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name) > 63:
-        errs.append("name part must be no more than 63 characters")
-    elif not _QUALIFIED_NAME_RE.match(name):
-        errs.append(
-            "name part "
-            + _regex_error(_QUALIFIED_NAME_MSG, _QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc")
-        )
-    return errs
-
-
-def _value_errors(value: str) -> list[str]:
-    """upstream IsValidLabelValue."""
-    errs: list[str] = []
-    if len(value) > 63:
-        errs.append("must be no more than 63 characters")
-    if not _LABEL_VALUE_RE.match(value):
-        errs.append(
-            _regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345")
-        )
-    return errs
+# -- validation (k8s.io/apimachinery/pkg/labels/selector.go NewRequirement) ----------------
 
 
 def _check(key: str, operator: str, values: list[str]) -> None:
     """upstream labels.NewRequirement: every problem, aggregated as utilerrors does."""
-    errs: list[str] = []
-    name_errs = _name_errors(key)
+    errs: ErrorList = []
+    name_errs = is_qualified_name(key)
     if name_errs:
-        errs.append(f"key: Invalid value: {_quote(key)}: {'; '.join(name_errs)}")
+        errs.append(invalid("key", key, "; ".join(name_errs)))
+    values_path = new_path("values")
     if operator in ("In", "NotIn") and not values:
-        errs.append(
-            f"values: Invalid value: {_go_strings(values)}: "
-            "for 'in', 'notin' operators, values set can't be empty"
-        )
+        detail = "for 'in', 'notin' operators, values set can't be empty"
+        errs.append(invalid(values_path, values, detail))
     elif operator in ("Exists", "DoesNotExist") and values:
-        errs.append(
-            f"values: Invalid value: {_go_strings(values)}: "
-            "values set must be empty for exists and does not exist"
-        )
+        detail = "values set must be empty for exists and does not exist"
+        errs.append(invalid(values_path, values, detail))
     for i, value in enumerate(values):
-        value_errs = _value_errors(value)
+        value_errs = is_valid_label_value(value)
         if value_errs:
-            errs.append(
-                f"values[{i}][{key}]: Invalid value: {_quote(value)}: {'; '.join(value_errs)}"
-            )
-    if len(errs) == 1:
-        raise SelectorError(errs[0])
+            errs.append(invalid(values_path.index(i).key(key), value, "; ".join(value_errs)))
     if errs:
-        raise SelectorError(f"[{', '.join(errs)}]")
+        raise SelectorError(aggregate(errs))

@@ -21,6 +21,7 @@ from typing import Any, ClassVar, Final
 from pydantic import BaseModel
 
 from kubesched.api import Node, Pod
+from kubesched.api.field import aggregate
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
@@ -41,7 +42,6 @@ from kubesched.framework import (
     Status,
 )
 from kubesched_builtin.helper import default_normalize_score
-from kubesched_builtin.helper.validation import aggregate
 from kubesched_builtin.names import NODE_AFFINITY
 from kubesched_builtin.nodeaffinity.args import NodeAffinityArgs
 from kubesched_builtin.nodeaffinity.selector import (

@@ -27,16 +27,8 @@ from kubesched.api import (
     Pod,
     PreferredSchedulingTerm,
 )
-from kubesched_builtin.helper.validation import (
-    aggregate,
-    child,
-    index,
-    invalid,
-    is_qualified_name,
-    is_valid_label_value,
-    key,
-    not_supported,
-)
+from kubesched.api.field import ErrorList, FieldError, Path, aggregate, invalid, not_supported
+from kubesched.api.validation import is_qualified_name, is_valid_label_value
 
 __all__ = [
     "OBJECT_NAME_FIELD",
@@ -67,13 +59,13 @@ def go_parse_int(text: str) -> int | None:
 # -- one requirement ------------------------------------------------------------------------
 
 
-def _expression_errors(req: NodeSelectorRequirement, path: str) -> list[str]:
+def _expression_errors(req: NodeSelectorRequirement, path: Path) -> ErrorList:
     """labels.NewRequirement's checks for one `matchExpressions` entry."""
-    errs: list[str] = []
+    errs: ErrorList = []
     key_errs = is_qualified_name(req.key)
     if key_errs:
-        errs.append(invalid(child(path, "key"), req.key, "; ".join(key_errs)))
-    values_path = child(path, "values")
+        errs.append(invalid(path.child("key"), req.key, "; ".join(key_errs)))
+    values_path = path.child("values")
     op, values = req.operator, req.values
     if op in ("In", "NotIn"):
         if not values:
@@ -100,7 +92,7 @@ def _expression_errors(req: NodeSelectorRequirement, path: str) -> list[str]:
             if go_parse_int(v) is None:
                 errs.append(
                     invalid(
-                        index(values_path, i),
+                        values_path.index(i),
                         v,
                         "for 'Gt', 'Lt' operators, the value must be an integer",
                     )
@@ -108,16 +100,16 @@ def _expression_errors(req: NodeSelectorRequirement, path: str) -> list[str]:
     for i, v in enumerate(values):
         value_errs = is_valid_label_value(v)
         if value_errs:
-            errs.append(invalid(key(index(values_path, i), req.key), v, "; ".join(value_errs)))
+            errs.append(invalid(values_path.index(i).key(req.key), v, "; ".join(value_errs)))
     return errs
 
 
-def _field_errors(req: NodeSelectorRequirement, path: str) -> list[str]:
+def _field_errors(req: NodeSelectorRequirement, path: Path) -> ErrorList:
     """The field-selector checks for one `matchFields` entry."""
     if req.operator not in ("In", "NotIn"):
-        return [not_supported(child(path, "operator"), req.operator, ("In", "NotIn"))]
+        return [not_supported(path.child("operator"), req.operator, ("In", "NotIn"))]
     if len(req.values) != 1:
-        return [invalid(child(path, "values"), req.values, "must have one element")]
+        return [invalid(path.child("values"), req.values, "must have one element")]
     return []
 
 
@@ -149,17 +141,17 @@ class ParsedTerm:
     """A node selector term with the errors found parsing it (none: it can match)."""
 
     term: NodeSelectorTerm
-    errors: tuple[str, ...] = ()
+    errors: tuple[FieldError, ...] = ()
 
     @classmethod
-    def parse(cls, term: NodeSelectorTerm, path: str) -> ParsedTerm:
-        errs: list[str] = []
-        exprs_path = child(path, "matchExpressions")
+    def parse(cls, term: NodeSelectorTerm, path: Path | str) -> ParsedTerm:
+        errs: ErrorList = []
+        exprs_path = Path(str(path)).child("matchExpressions")
         for i, req in enumerate(term.match_expressions):
-            errs += _expression_errors(req, index(exprs_path, i))
-        fields_path = child(path, "matchFields")
+            errs += _expression_errors(req, exprs_path.index(i))
+        fields_path = Path(str(path)).child("matchFields")
         for i, req in enumerate(term.match_fields):
-            errs += _field_errors(req, index(fields_path, i))
+            errs += _field_errors(req, fields_path.index(i))
         return cls(term, tuple(errs))
 
     def matches(self, node_name: str, labels: Mapping[str, str]) -> bool:
@@ -196,17 +188,17 @@ class NodeSelectorMatcher:
 
     @classmethod
     def parse(cls, selector: NodeSelector, path: str = "") -> NodeSelectorMatcher:
-        terms_path = child(path, "nodeSelectorTerms")
+        terms_path = Path(path).child("nodeSelectorTerms")
         return cls(
             tuple(
-                ParsedTerm.parse(t, index(terms_path, i))
+                ParsedTerm.parse(t, terms_path.index(i))
                 for i, t in enumerate(selector.node_selector_terms)
                 if not _is_empty(t)
             )
         )
 
     @property
-    def errors(self) -> list[str]:
+    def errors(self) -> ErrorList:
         """Every term's parse errors, in order (upstream NewNodeSelector's complaint)."""
         return [e for t in self.terms for e in t.errors]
 
@@ -227,18 +219,18 @@ class PreferredTerms:
     """Parsed weighted preferences: a node's score is the sum of the weights it matches."""
 
     terms: tuple[tuple[int, ParsedTerm], ...]
-    errors: tuple[str, ...] = ()
+    errors: tuple[FieldError, ...] = ()
 
     @classmethod
     def parse(cls, preferred: Sequence[PreferredSchedulingTerm], path: str = "") -> PreferredTerms:
         """Parse preferred terms; terms with errors are left out and their errors kept.
         Weight-0 and empty terms are skipped without checking."""
         terms: list[tuple[int, ParsedTerm]] = []
-        errs: list[str] = []
+        errs: ErrorList = []
         for i, entry in enumerate(preferred):
             if entry.weight == 0 or _is_empty(entry.preference):
                 continue
-            parsed = ParsedTerm.parse(entry.preference, index(path, i))
+            parsed = ParsedTerm.parse(entry.preference, Path(path).index(i))
             if parsed.errors:
                 errs += parsed.errors
             else:

@@ -8,13 +8,13 @@ and validation pkg/scheduler/apis/config/validation/validation_pluginargs.go
 
 from __future__ import annotations
 
-import json
 from typing import Final
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-from pydantic.alias_generators import to_camel
+from pydantic import BaseModel, Field, model_validator
 
-from kubesched_builtin.helper.validation import qualified_name_errors
+from kubesched.api.field import ErrorList, Path, invalid, new_path, not_supported, required
+from kubesched.api.validation import validate_label_name
+from kubesched.framework import PluginArgs
 
 __all__ = [
     "LEAST_ALLOCATED",
@@ -36,7 +36,7 @@ _SUPPORTED_TYPES: Final = (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACIT
 MAX_CUSTOM_PRIORITY_SCORE: Final = 10
 """Shape scores are 0..10; the scorer scales them to 0..100."""
 
-_CONFIG: Final = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+_CONFIG: Final = PluginArgs.model_config
 
 
 class ResourceSpec(BaseModel):
@@ -93,10 +93,8 @@ def _default_strategy() -> ScoringStrategy:
     return ScoringStrategy(type=LEAST_ALLOCATED)
 
 
-class NodeResourcesFitArgs(BaseModel):
+class NodeResourcesFitArgs(PluginArgs):
     """Args of NodeResourcesFit."""
-
-    model_config = _CONFIG
 
     ignored_resources: list[str] = Field(default_factory=list)
     """Extended resources Filter does not check (e.g. `example.com/foo`)."""
@@ -104,89 +102,55 @@ class NodeResourcesFitArgs(BaseModel):
     """Extended resource groups (the part before `/`) Filter does not check."""
     scoring_strategy: ScoringStrategy = Field(default_factory=_default_strategy)
 
-    @model_validator(mode="after")
-    def _validate(self) -> NodeResourcesFitArgs:
-        errors = validation_errors(self)
-        if errors:
-            # upstream utilerrors.Aggregate: one error alone, several as "[a, b]"
-            raise ValueError(errors[0] if len(errors) == 1 else f"[{', '.join(errors)}]")
-        return self
+    def validation_errors(self) -> ErrorList:
+        errs: ErrorList = []
+        for i, res in enumerate(self.ignored_resources):
+            errs += validate_label_name(res, f"ignoredResources[{i}]")
+        for i, group in enumerate(self.ignored_resource_groups):
+            path = new_path("ignoredResourceGroups").index(i)
+            if "/" in group:
+                errs.append(invalid(path, group, "resource group name can't contain '/'"))
+            errs += validate_label_name(group, path)
+        return errs + _strategy_errors(self.scoring_strategy, new_path("scoringStrategy"))
 
 
 # -- validation ----------------------------------------------------------------------------
 
 
-def _invalid(path: str, value: object, detail: str) -> str:
-    shown = json.dumps(value) if isinstance(value, str) else str(value)
-    return f"{path}: Invalid value: {shown}: {detail}"
-
-
-def _shape_errors(shape: list[UtilizationShapePoint], path: str) -> list[str]:
+def _shape_errors(shape: list[UtilizationShapePoint], path: Path) -> ErrorList:
     if not shape:
-        return [f"{path}: Required value: at least one point must be specified"]
-    errs: list[str] = []
+        return [required(path, "at least one point must be specified")]
+    errs: ErrorList = []
     for i in range(1, len(shape)):
         if shape[i - 1].utilization >= shape[i].utilization:
-            errs.append(
-                _invalid(
-                    f"{path}[{i}].utilization",
-                    shape[i].utilization,
-                    "values must be sorted in increasing order",
-                )
-            )
+            detail = "values must be sorted in increasing order"
+            errs.append(invalid(path.index(i).child("utilization"), shape[i].utilization, detail))
             break
     for i, point in enumerate(shape):
         if not 0 <= point.utilization <= 100:
-            errs.append(
-                _invalid(
-                    f"{path}[{i}].utilization", point.utilization, "not in valid range [0, 100]"
-                )
-            )
+            detail = "not in valid range [0, 100]"
+            errs.append(invalid(path.index(i).child("utilization"), point.utilization, detail))
         if not 0 <= point.score <= MAX_CUSTOM_PRIORITY_SCORE:
-            errs.append(
-                _invalid(
-                    f"{path}[{i}].score",
-                    point.score,
-                    f"not in valid range [0, {MAX_CUSTOM_PRIORITY_SCORE}]",
-                )
-            )
+            detail = f"not in valid range [0, {MAX_CUSTOM_PRIORITY_SCORE}]"
+            errs.append(invalid(path.index(i).child("score"), point.score, detail))
     return errs
 
 
-def validation_errors(args: NodeResourcesFitArgs) -> list[str]:
-    """Every problem with (defaulted) args, as upstream field errors; empty when valid."""
-    errs: list[str] = []
-    for i, res in enumerate(args.ignored_resources):
-        errs += qualified_name_errors(f"ignoredResources[{i}]", res)
-    for i, group in enumerate(args.ignored_resource_groups):
-        path = f"ignoredResourceGroups[{i}]"
-        if "/" in group:
-            errs.append(_invalid(path, group, "resource group name can't contain '/'"))
-        errs += qualified_name_errors(path, group)
-
-    strategy = args.scoring_strategy
+def _strategy_errors(strategy: ScoringStrategy, path: Path) -> ErrorList:
+    errs: ErrorList = []
     if strategy.type not in _SUPPORTED_TYPES:
-        supported = ", ".join(json.dumps(t) for t in _SUPPORTED_TYPES)
-        errs.append(
-            f"scoringStrategy.type: Unsupported value: {json.dumps(strategy.type)}: "
-            f"supported values: {supported}"
-        )
+        errs.append(not_supported(path.child("type"), strategy.type, _SUPPORTED_TYPES))
     for i, spec in enumerate(strategy.resources):
         if not 0 < spec.weight <= 100:
+            detail = f"resource weight of {spec.name} not in valid range (0, 100]"
             errs.append(
-                _invalid(
-                    f"scoringStrategy.resources[{i}].weight",
-                    spec.weight,
-                    f"resource weight of {spec.name} not in valid range (0, 100]",
-                )
+                invalid(path.child("resources").index(i).child("weight"), spec.weight, detail)
             )
     if strategy.requested_to_capacity_ratio is not None:
         # upstream reports shape errors under scoringStrategy.shape (sic)
-        errs += _shape_errors(strategy.requested_to_capacity_ratio.shape, "scoringStrategy.shape")
+        errs += _shape_errors(strategy.requested_to_capacity_ratio.shape, path.child("shape"))
     elif strategy.type == REQUESTED_TO_CAPACITY_RATIO:
         # upstream would dereference nil here; say what is missing instead
-        errs.append(
-            "scoringStrategy.requestedToCapacityRatio: Required value: "
-            "must be specified when type is RequestedToCapacityRatio"
-        )
+        detail = "must be specified when type is RequestedToCapacityRatio"
+        errs.append(required(path.child("requestedToCapacityRatio"), detail))
     return errs

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from pydantic import BaseModel, ConfigDict, model_validator
-from pydantic.alias_generators import to_camel
+from kubesched.api.field import ErrorList, invalid
+from kubesched.framework import PluginArgs
 
 __all__ = ["DEFAULT_MAX_BACKOFF_SECONDS", "CoschedulingArgs", "group_backoff_seconds"]
 
@@ -19,10 +19,8 @@ DEFAULT_MAX_BACKOFF_SECONDS: Final = 10
 """kube-scheduler's podMaxBackoffSeconds default: a group backs off no longer than a pod."""
 
 
-class CoschedulingArgs(BaseModel):
+class CoschedulingArgs(PluginArgs):
     """Args of Coscheduling."""
-
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
 
     permit_waiting_time_seconds: int = 60
     """How long members wait at Permit when their PodGroup sets no scheduleTimeoutSeconds
@@ -41,58 +39,27 @@ class CoschedulingArgs(BaseModel):
     """kubesched: how many PodGroups of the profile may hold members waiting at Permit at
     once; the others wait their turn without holding anything (0: no limit)."""
 
-    @model_validator(mode="after")
-    def _validate(self) -> CoschedulingArgs:
-        errors = validation_errors(self)
-        if errors:
-            # upstream utilerrors.Aggregate: one error alone, several as "[a, b]"
-            raise ValueError(errors[0] if len(errors) == 1 else f"[{', '.join(errors)}]")
-        return self
-
-
-def _invalid(path: str, value: int, detail: str) -> str:
-    return f"{path}: Invalid value: {value}: {detail}"
-
-
-def validation_errors(args: CoschedulingArgs) -> list[str]:
-    """Every problem with the args, as upstream field errors; empty when valid."""
-    errs: list[str] = []
-    # upstream says "greater than 0" but accepts 0
-    if args.permit_waiting_time_seconds < 0:
-        errs.append(
-            _invalid(
-                "permitWaitingTimeSeconds",
-                args.permit_waiting_time_seconds,
-                "must be greater than 0",
+    def validation_errors(self) -> ErrorList:
+        errs: ErrorList = []
+        # upstream says "greater than 0" but accepts 0
+        for name, value in (
+            ("permitWaitingTimeSeconds", self.permit_waiting_time_seconds),
+            ("podGroupBackoffSeconds", self.pod_group_backoff_seconds),
+        ):
+            if value < 0:
+                errs.append(invalid(name, value, "must be greater than 0"))
+        percentage = self.pod_group_reject_percentage
+        if not 0 <= percentage <= 100:
+            errs.append(
+                invalid("podGroupRejectPercentage", percentage, "must be between 0 and 100")
             )
-        )
-    if args.pod_group_backoff_seconds < 0:
-        errs.append(
-            _invalid(
-                "podGroupBackoffSeconds", args.pod_group_backoff_seconds, "must be greater than 0"
-            )
-        )
-    if not 0 <= args.pod_group_reject_percentage <= 100:
-        errs.append(
-            _invalid(
-                "podGroupRejectPercentage",
-                args.pod_group_reject_percentage,
-                "must be between 0 and 100",
-            )
-        )
-    if args.pod_group_max_backoff_seconds < 0:
-        errs.append(
-            _invalid(
-                "podGroupMaxBackoffSeconds",
-                args.pod_group_max_backoff_seconds,
-                "must not be negative",
-            )
-        )
-    if args.max_waiting_pod_groups < 0:
-        errs.append(
-            _invalid("maxWaitingPodGroups", args.max_waiting_pod_groups, "must not be negative")
-        )
-    return errs
+        for name, value in (
+            ("podGroupMaxBackoffSeconds", self.pod_group_max_backoff_seconds),
+            ("maxWaitingPodGroups", self.max_waiting_pod_groups),
+        ):
+            if value < 0:
+                errs.append(invalid(name, value, "must not be negative"))
+        return errs
 
 
 def group_backoff_seconds(args: CoschedulingArgs, failures: int) -> float:
