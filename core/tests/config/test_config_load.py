@@ -84,6 +84,7 @@ def test_public_names_are_pinned() -> None:
         "ResolvedConfig",
         "ResolvedProfile",
         "VOLUMEBINDING_DISTRIBUTION",
+        "check_profiles",
         "default_plugins",
         "effective_config_dict",
         "load_config",

@@ -35,7 +35,13 @@ from kubesched.config._models import (
     Profile,
     parse_duration,
 )
-from kubesched.config._resolve import PluginCatalog, ResolvedConfig, ResolvedProfile, resolve
+from kubesched.config._resolve import (
+    PluginCatalog,
+    ResolvedConfig,
+    ResolvedProfile,
+    check_profiles,
+    resolve,
+)
 
 __all__ = [
     "API_VERSION",
@@ -58,6 +64,7 @@ __all__ = [
     "Profile",
     "ResolvedConfig",
     "ResolvedProfile",
+    "check_profiles",
     "default_plugins",
     "effective_config_dict",
     "load_config",

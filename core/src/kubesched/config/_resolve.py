@@ -28,10 +28,10 @@ from kubesched.config._merge import (
     score_weights,
 )
 from kubesched.config._models import KubeSchedulerConfiguration, PluginConfig, Profile
-from kubesched.config._validate import validate_config
+from kubesched.config._validate import duplicate_scheduler_names, validate_config
 from kubesched.framework import Plugin, extension_points_of
 
-__all__ = ["PluginCatalog", "ResolvedConfig", "ResolvedProfile", "resolve"]
+__all__ = ["PluginCatalog", "ResolvedConfig", "ResolvedProfile", "check_profiles", "resolve"]
 
 
 @dataclass(frozen=True)
@@ -243,9 +243,11 @@ class _ProfileResolver:
         )
 
 
-def _common_queue_sort(profiles: list[ResolvedProfile], errors: FieldErrors) -> None:
+def _common_queue_sort(profiles: Sequence[ResolvedProfile], errors: FieldErrors) -> None:
     # upstream validateCommonQueueSort, applied to the expanded profiles: all profiles share one
     # queue, so they must sort it the same way
+    if not profiles:
+        return
     first = profiles[0]
     first_sort = list(first.points["QueueSort"])
     for index, profile in enumerate(profiles[1:], start=1):
@@ -259,11 +261,23 @@ def _common_queue_sort(profiles: list[ResolvedProfile], errors: FieldErrors) -> 
                     f" (profiles[0] uses {format_value(first_sort)})",
                 ),
             )
-        elif sort and profile.args[sort[0]] != first.args[sort[0]]:
+        elif sort and profile.args.get(sort[0]) != first.args.get(sort[0]):
             errors.add(
                 f"profiles[{index}].pluginConfig",
                 invalid(sort[0], "queueSort must be the same for all profiles"),
             )
+
+
+def check_profiles(resolved: ResolvedConfig) -> None:
+    """The checks of upstream profile.NewMap (pkg/scheduler/profile/profile.go cfgValidator)
+    over resolved profiles: no two share a scheduler name, and all sort the one queue with
+    the same QueueSort plugin and args. `resolve` ends with them; `build_profiles` runs them
+    again for a `ResolvedConfig` written by hand. Raises one ConfigError naming
+    ``resolved.source``."""
+    errors = FieldErrors()
+    errors.extend(duplicate_scheduler_names(p.scheduler_name for p in resolved.profiles))
+    _common_queue_sort(resolved.profiles, errors)
+    errors.raise_if_any(resolved.source)
 
 
 def resolve(
@@ -285,6 +299,6 @@ def resolve(
         if resolved is not None:
             profiles.append(resolved)
     errors.raise_if_any(file)
-    _common_queue_sort(profiles, errors)
-    errors.raise_if_any(file)
-    return ResolvedConfig(source=file, config=config, profiles=profiles)
+    result = ResolvedConfig(source=file, config=config, profiles=profiles)
+    check_profiles(result)
+    return result

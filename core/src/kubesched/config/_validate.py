@@ -8,6 +8,7 @@ Upstream: pkg/scheduler/apis/config/validation/validation.go
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Final
 
 from kubesched.config._field_errors import duplicate, format_value, invalid, required
@@ -22,7 +23,7 @@ from kubesched.config._models import (
     parse_duration,
 )
 
-__all__ = ["REMOVED_PLUGINS", "validate_config"]
+__all__ = ["REMOVED_PLUGINS", "duplicate_scheduler_names", "validate_config"]
 
 REMOVED_PLUGINS: Final[frozenset[str]] = frozenset(
     {"AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits"}
@@ -163,6 +164,19 @@ def _common_queue_sort(profiles: list[Profile]) -> list[Problem]:
     return problems
 
 
+def duplicate_scheduler_names(names: Iterable[str]) -> list[Problem]:
+    """``profiles[i].schedulerName`` for each name an earlier profile already uses (upstream
+    validation.go, and profile.go cfgValidator: every profile is its own scheduler name)."""
+    problems: list[Problem] = []
+    first: dict[str, int] = {}
+    for index, name in enumerate(names):
+        if name and name in first:
+            detail = f"already used by profiles[{first[name]}].schedulerName"
+            problems.append((f"profiles[{index}].schedulerName", duplicate(name, detail)))
+        first.setdefault(name, index)
+    return problems
+
+
 def validate_config(config: KubeSchedulerConfiguration) -> list[Problem]:
     """Every problem of ``config`` that kube-scheduler's config validation reports, as
     (field path, ``<Type>: <value>: <detail>``) pairs; empty when it is valid."""
@@ -185,14 +199,12 @@ def validate_config(config: KubeSchedulerConfiguration) -> list[Problem]:
     if not config.profiles:
         problems.append(("profiles", required()))
     else:
-        names: dict[str, int] = {}
+        duplicates = dict(duplicate_scheduler_names(p.scheduler_name for p in config.profiles))
         for index, profile in enumerate(config.profiles):
             problems += _profile(index, profile)
-            name = profile.scheduler_name
-            if name and name in names:
-                detail = f"already used by profiles[{names[name]}].schedulerName"
-                problems.append((f"profiles[{index}].schedulerName", duplicate(name, detail)))
-            names.setdefault(name, index)
+            path = f"profiles[{index}].schedulerName"
+            if path in duplicates:
+                problems.append((path, duplicates[path]))
         problems += _common_queue_sort(config.profiles)
     problems += _percentage("percentageOfNodesToScore", config.percentage_of_nodes_to_score)
     if config.pod_initial_backoff_seconds <= 0:

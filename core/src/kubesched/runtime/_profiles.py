@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kubesched.clock import Clock
-from kubesched.config import ResolvedConfig
+from kubesched.config import ResolvedConfig, check_profiles
 from kubesched.framework import EventRecorder, Plugin, Snapshot
 from kubesched.runtime._framework import Framework
 
@@ -30,7 +30,11 @@ def build_profiles(
 
     ``registry``: plugin name → class (upstream's Registry). ``recorder_factory`` gives each
     profile the EventRecorder for its scheduler name (upstream's RecorderFactory).
+
+    Runs upstream NewMap's checks first (`kubesched.config.check_profiles`: distinct scheduler
+    names, one QueueSort for all), with the messages `resolve` gives; raises ConfigError.
     """
+    check_profiles(resolved)
     profiles: dict[str, Framework] = {}
     for prof in resolved.profiles:
         profiles[prof.scheduler_name] = Framework(
