@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from kubesched.cli._console import fit_table, output_console
-from kubesched.runtime import PluginEntry, PluginRegistry
+from kubesched.runtime import DiscoveredPlugin, PluginRegistry
 
 __all__ = ["plugins_command"]
 
@@ -41,7 +41,7 @@ def plugins_command(as_json: bool) -> None:
         console.print(table)
         return
     # too narrow for a row per plugin with its distribution: a table per distribution
-    by_distribution: dict[tuple[str, str], list[PluginEntry]] = {}
+    by_distribution: dict[tuple[str, str], list[DiscoveredPlugin]] = {}
     for e in entries:
         by_distribution.setdefault((e.distribution or "-", e.version or "-"), []).append(e)
     for (distribution, version), group in by_distribution.items():
@@ -51,7 +51,7 @@ def plugins_command(as_json: bool) -> None:
         console.print(table)
 
 
-def _table(title: str, entries: list[PluginEntry], *, with_distribution: bool) -> Table:
+def _table(title: str, entries: list[DiscoveredPlugin], *, with_distribution: bool) -> Table:
     table = Table(title=escape(title), title_justify="left")
     table.add_column("Plugin")
     if with_distribution:

@@ -7,7 +7,7 @@ from kubesched.runtime._profiles import build_profiles
 from kubesched.runtime._registry import (
     ENTRY_POINT_GROUP,
     KNOWN_PROVIDERS,
-    PluginEntry,
+    DiscoveredPlugin,
     PluginRegistry,
 )
 from kubesched.runtime._waiting_pods import (
@@ -20,9 +20,9 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "KNOWN_PROVIDERS",
     "MAX_PERMIT_TIMEOUT",
+    "DiscoveredPlugin",
     "Framework",
     "NodePluginScores",
-    "PluginEntry",
     "PluginRegistry",
     "PodNominator",
     "WaitingPodImpl",

@@ -14,7 +14,7 @@ from importlib_metadata import EntryPoint, entry_points
 
 from kubesched.framework import Plugin, extension_points_of
 
-__all__ = ["ENTRY_POINT_GROUP", "KNOWN_PROVIDERS", "PluginEntry", "PluginRegistry"]
+__all__ = ["ENTRY_POINT_GROUP", "KNOWN_PROVIDERS", "DiscoveredPlugin", "PluginRegistry"]
 
 ENTRY_POINT_GROUP = "kubesched.plugins"
 
@@ -49,8 +49,10 @@ a user which package to install when a profile names a plugin that is not there.
 
 
 @dataclass(frozen=True)
-class PluginEntry:
-    """One discovered plugin (loaded or not)."""
+class DiscoveredPlugin:
+    """One ``kubesched.plugins`` entry point as discovered: the plugin class it loads, or
+    why it could not be loaded. (A plugin named in a configuration is
+    `kubesched.config.PluginEntry`.)"""
 
     name: str
     value: str
@@ -68,11 +70,11 @@ class PluginEntry:
         return self.plugin is not None and self.error is None
 
 
-def _load(ep: EntryPoint) -> PluginEntry:
+def _load(ep: EntryPoint) -> DiscoveredPlugin:
     dist = ep.dist
     dist_name = dist.name if dist is not None else None
     version = dist.version if dist is not None else None
-    base = PluginEntry(ep.name, ep.value, dist_name, version)
+    base = DiscoveredPlugin(ep.name, ep.value, dist_name, version)
     try:
         obj = ep.load()
     except Exception as exc:
@@ -89,7 +91,7 @@ def _load(ep: EntryPoint) -> PluginEntry:
     return _with(base, plugin=obj)
 
 
-def _with(entry: PluginEntry, **changes: object) -> PluginEntry:
+def _with(entry: DiscoveredPlugin, **changes: object) -> DiscoveredPlugin:
     from dataclasses import replace
 
     return replace(entry, **changes)  # type: ignore[arg-type]
@@ -99,7 +101,7 @@ def _with(entry: PluginEntry, **changes: object) -> PluginEntry:
 class PluginRegistry:
     """Every plugin found, by name, plus extra classes registered in-process (tests)."""
 
-    entries: dict[str, PluginEntry] = field(default_factory=dict)
+    entries: dict[str, DiscoveredPlugin] = field(default_factory=dict)
 
     @classmethod
     def discover(cls, extra: Iterable[type[Plugin]] = ()) -> PluginRegistry:
@@ -127,7 +129,7 @@ class PluginRegistry:
         """Add a plugin class directly (in-process plugins, tests)."""
         if not plugin.name:
             raise ValueError(f"{plugin.__qualname__} has no `name`")
-        self.entries[plugin.name] = PluginEntry(
+        self.entries[plugin.name] = DiscoveredPlugin(
             plugin.name,
             f"{plugin.__module__}:{plugin.__qualname__}",
             distribution,
