@@ -10,7 +10,7 @@ from typing import Final
 
 from kubesched.api import Pod
 from kubesched.cluster import WatchEvent
-from kubesched.runtime import hookimpl
+from kubesched.hookspecs import hookimpl
 
 __all__ = ["DISRUPTION_TARGET", "PREEMPTION_BY_SCHEDULER", "BindRecorder", "VictimCounter"]
 

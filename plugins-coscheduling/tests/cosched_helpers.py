@@ -23,7 +23,8 @@ from kubesched.clock import VirtualClock, VirtualTimeLoop
 from kubesched.cluster.memory import MemoryCluster, default_kinds
 from kubesched.config import PluginCatalog, ResolvedProfile, parse_config, resolve
 from kubesched.framework import Plugin, Snapshot
-from kubesched.runtime import Framework, PluginRegistry, hookimpl, make_plugin_manager
+from kubesched.hookspecs import hookimpl
+from kubesched.runtime import Framework, PluginRegistry, make_plugin_manager
 from kubesched.simulate import Simulation, SimulationResult
 from kubesched.testing import make_pod
 from kubesched_builtin.defaultbinder import DefaultBinder

@@ -10,7 +10,8 @@ from typing import Any
 from kubesched.api import K8sModel
 from kubesched.config import PluginCatalog, parse_config, resolve
 from kubesched.framework import Plugin, extension_points_of
-from kubesched.runtime import PluginRegistry, hookimpl, make_plugin_manager
+from kubesched.hookspecs import hookimpl
+from kubesched.runtime import PluginRegistry, make_plugin_manager
 from kubesched.simulate import Simulation, SimulationResult
 from kubesched_builtin.defaultbinder import DefaultBinder
 from kubesched_builtin.noderesources import NodeResourcesFit

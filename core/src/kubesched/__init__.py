@@ -3,12 +3,16 @@
 The package is built in layers, each importing only from the layers before it (a test,
 core/tests/package/test_layers.py, keeps it so):
 
-    api, clock -> framework, cluster -> runtime, config, queue, cache, cluster.memory,
-        cluster.kube -> scheduler -> simulate, run, testing -> cli
+    api, clock, features -> framework, cluster, hookspecs -> runtime, config, queue, cache,
+        cluster.memory, cluster.kube -> scheduler -> simulate, run, testing -> cli
 
 - ``api``: the Kubernetes objects the scheduler reads, resource quantities, selectors.
 - ``clock``: wall and virtual time, and the asyncio loop simulations run on.
-- ``framework``: the plugin API (extension points, Code/Status, CycleState, NodeInfo).
+- ``features``: the feature gates (upstream's names and defaults) plugins may read.
+- ``framework``: the plugin API (extension points, Code/Status, CycleState, NodeInfo);
+  ``framework.preemption`` the preemption evaluator a PostFilter plugin drives.
+- ``hookspecs``: the program hooks (pluggy) packages implement: kinds, controllers,
+  observers, report sections.
 - ``cluster``: the Cluster interface; ``cluster.memory`` the embedded backend and
   ``cluster.kube`` a real API server (the ``kube`` extra).
 - ``runtime``, ``config``, ``queue``, ``cache``: what runs plugins, reads the

@@ -11,13 +11,15 @@ import pytest
 from kubesched.api import K8sModel, KindInfo, KindRegistry, ObjectMeta, Pod, PriorityClass
 from kubesched.clock import VirtualClock
 from kubesched.cluster.memory import AdmissionError, MemoryCluster, default_kinds
-from kubesched.runtime._hookspecs import PROJECT, hookimpl
+from kubesched.hookspecs import PROJECT, hookimpl
+from kubesched.testing import make_pod as pod_builder
 
 APP = {"name": "app", "image": "pause"}
 
 
 def make_pod(name: str, **spec: Any) -> Pod:
-    return Pod.model_validate({"metadata": {"name": name}, "spec": {"containers": [APP], **spec}})
+    """A pod as a manifest gives it (no namespace, no uid), with these spec fields."""
+    return pod_builder(name, namespace=None).uid("").container(**APP).spec(**spec).obj()
 
 
 def make_class(

@@ -20,6 +20,7 @@ LAYERS = {
     "features": 0,
     "framework": 1,
     "cluster": 1,
+    "hookspecs": 1,
     "cluster.memory": 2,
     "cluster.kube": 2,
     "runtime": 2,

@@ -11,7 +11,7 @@ from sched_harness import CpuFit, make_simulation
 
 from kubesched.api import Node, Pod
 from kubesched.cluster import Cluster
-from kubesched.runtime import hookimpl
+from kubesched.hookspecs import hookimpl
 
 
 def _node(name: str, cpu: str) -> Node:

@@ -28,8 +28,9 @@ from kubesched.framework import (
     QueueSortPlugin,
     Status,
 )
-from kubesched.runtime import PluginRegistry, hookimpl, make_plugin_manager
-from kubesched.simulate import ReportSection, Simulation, SimulationResult
+from kubesched.hookspecs import ReportSection, hookimpl
+from kubesched.runtime import PluginRegistry, make_plugin_manager
+from kubesched.simulate import Simulation, SimulationResult
 from kubesched.simulate._sections import collect_sections
 from kubesched.testing import make_node, make_pod
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from kubesched.api import KindRegistry
 from kubesched.cluster import Cluster, Controller
-from kubesched.runtime import hookimpl
+from kubesched.hookspecs import hookimpl
 from kubesched_builtin.kinds import PDB_KIND, DisruptionController
 
 __all__ = ["kubesched_cluster_controllers", "kubesched_register_kinds"]

@@ -19,7 +19,7 @@ from preemption_helpers import simulate
 from kubesched.api import Node, Pod
 from kubesched.cluster import Cluster
 from kubesched.cluster.memory import MemoryCluster
-from kubesched.runtime import hookimpl
+from kubesched.hookspecs import hookimpl
 from kubesched.simulate import Simulation, SimulationResult
 
 PREEMPTING = "preemption: not eligible due to a terminating pod on the nominated node."

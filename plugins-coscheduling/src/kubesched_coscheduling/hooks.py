@@ -12,15 +12,10 @@ Tests register the module directly: `make_plugin_manager(load_entrypoints=False)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from kubesched.api import KindRegistry
 from kubesched.cluster import Cluster, Controller
-from kubesched.runtime import hookimpl
+from kubesched.hookspecs import ReportSection, SimulationResultView, hookimpl
 from kubesched_coscheduling.podgroup import POD_GROUP_KIND_INFO, PodGroupController
-
-if TYPE_CHECKING:
-    from kubesched.simulate import ReportSection, SimulationResult
 
 __all__ = [
     "kubesched_cluster_controllers",
@@ -43,7 +38,9 @@ def kubesched_cluster_controllers(cluster: Cluster) -> list[Controller]:
 
 
 @hookimpl
-def kubesched_report_sections(cluster: Cluster, result: SimulationResult) -> list[ReportSection]:
+def kubesched_report_sections(
+    cluster: Cluster, result: SimulationResultView
+) -> list[ReportSection]:
     """One row per PodGroup (members bound / waiting / pending, phase, the `Scheduled`
     condition's reason, time to quorum); nothing when the simulation has no PodGroup."""
     # imported here: `kubesched run` loads this module too and never reports

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubesched.api import KindRegistry
-from kubesched.runtime import hookimpl
+from kubesched.hookspecs import hookimpl
 from kubesched_volumebinding.controllers import Provisioner, PVController
 from kubesched_volumebinding.storage import storage_kinds
 

@@ -40,6 +40,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from kubesched.clock import Clock
 from kubesched.cluster import WatchEvent
 from kubesched.framework import CycleState, EventResource, QueuedPodInfo, Status
+from kubesched.hookspecs import hookimpl
 from kubesched.queue import SchedulingQueue
 from kubesched.run._leader import LeaderElector
 from kubesched.run._metrics_client_go import LeaderMetrics, RestClientMetrics, register_process
@@ -53,7 +54,7 @@ from kubesched.run._metrics_collectors import (
     stable,
 )
 from kubesched.run._metrics_plugins import PluginMetrics, status_label
-from kubesched.runtime import Framework, hookimpl
+from kubesched.runtime import Framework
 from kubesched.scheduler import Scheduler
 
 __all__ = ["EXTENSION_POINT_METHODS", "SchedulerMetrics", "exponential_buckets"]

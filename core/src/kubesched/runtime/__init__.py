@@ -2,7 +2,6 @@
 
 from kubesched.runtime._framework import Framework, NodePluginScores, PodNominator
 from kubesched.runtime._hooks import make_plugin_manager
-from kubesched.runtime._hookspecs import hookimpl
 from kubesched.runtime._profiles import build_profiles
 from kubesched.runtime._registry import (
     ENTRY_POINT_GROUP,
@@ -28,6 +27,5 @@ __all__ = [
     "WaitingPodImpl",
     "WaitingPodsMap",
     "build_profiles",
-    "hookimpl",
     "make_plugin_manager",
 ]

@@ -1,9 +1,9 @@
 """Simulation: manifests in, the scheduler on virtual time, results and reports out."""
 
+from kubesched.hookspecs import ReportSection
 from kubesched.simulate._manifests import LoadedManifests, SkippedObject, load_manifests
 from kubesched.simulate._results import NodeAllocation, PodOutcome, PodResult, SimulationResult
 from kubesched.simulate._run import Progress, Simulation, simulate
-from kubesched.simulate._sections import ReportSection
 
 __all__ = [
     "LoadedManifests",

@@ -49,9 +49,9 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+from kubesched.hookspecs import ReportSection
 from kubesched.scheduler import AttemptError, Explanation
 from kubesched.simulate._manifests import SkippedObject
-from kubesched.simulate._sections import ReportSection
 
 __all__ = [
     "POD_OUTCOMES",

@@ -35,7 +35,8 @@ from kubesched.api import (
 from kubesched.clock import VirtualClock, VirtualTimeLoop
 from kubesched.cluster.memory import MemoryCluster, default_kinds
 from kubesched.config import PluginCatalog, ResolvedConfig, load_config, resolve
-from kubesched.runtime import PluginRegistry, hookimpl, make_plugin_manager
+from kubesched.hookspecs import ReportSection, hookimpl
+from kubesched.runtime import PluginRegistry, make_plugin_manager
 from kubesched.scheduler import AttemptError, Scheduler
 from kubesched.simulate._fields import FieldValidation
 from kubesched.simulate._manifests import Warn, create_objects, load_manifests
@@ -47,7 +48,7 @@ from kubesched.simulate._results import (
     SimulationResult,
     group_skipped,
 )
-from kubesched.simulate._sections import ReportSection, collect_sections
+from kubesched.simulate._sections import collect_sections
 
 __all__ = ["Progress", "Simulation", "simulate"]
 

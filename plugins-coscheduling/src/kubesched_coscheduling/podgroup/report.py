@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any, Final
 
 from kubesched.api import Pod, go_duration
-from kubesched.simulate import PodResult, ReportSection, SimulationResult
+from kubesched.hookspecs import PodResultView, ReportSection, SimulationResultView
 from kubesched_coscheduling.names import POD_GROUP_KIND, POD_GROUP_LABEL
 from kubesched_coscheduling.podgroup.types import CONDITION_SCHEDULED, PodGroup, group_key
 
@@ -109,7 +109,7 @@ class PodGroupReport:
 def pod_group_reports(
     pod_groups: Iterable[PodGroup],
     pods: Iterable[Pod],
-    outcomes: Mapping[tuple[str, str], PodResult],
+    outcomes: Mapping[tuple[str, str], PodResultView],
 ) -> list[PodGroupReport]:
     """One report per PodGroup, by `namespace/name`; `outcomes` maps (namespace, name)
     of each pod to its simulation result (members without one count as pending)."""
@@ -126,7 +126,7 @@ def pod_group_reports(
 
 
 def _report(
-    pg: PodGroup, pods: list[Pod], outcomes: Mapping[tuple[str, str], PodResult]
+    pg: PodGroup, pods: list[Pod], outcomes: Mapping[tuple[str, str], PodResultView]
 ) -> PodGroupReport:
     namespace = pg.metadata.namespace or "default"
     bound = waiting = 0
@@ -173,7 +173,7 @@ def _seconds_between(start: datetime | None, end: datetime | None) -> float | No
     return max(0.0, (end - start).total_seconds())
 
 
-def report_section(cluster: Any, result: SimulationResult) -> ReportSection | None:
+def report_section(cluster: Any, result: SimulationResultView) -> ReportSection | None:
     """The `podGroups` section for a finished simulation; None when it has no PodGroup."""
     pod_groups: list[PodGroup] = list(cluster.list(POD_GROUP_KIND))
     if not pod_groups:

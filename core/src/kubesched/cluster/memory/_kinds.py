@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kubesched import hookspecs
 from kubesched.api import KindRegistry, core_kinds
 
 if TYPE_CHECKING:
@@ -25,9 +26,6 @@ def default_kinds(plugin_manager: pluggy.PluginManager | None = None) -> KindReg
     if plugin_manager is not None:
         caller = getattr(plugin_manager.hook, "kubesched_register_kinds", None)
         if caller is None or caller.spec is None:
-            # Imported here: the runtime package sits beside cluster, not below it.
-            from kubesched.runtime import _hookspecs
-
-            plugin_manager.add_hookspecs(_hookspecs)
+            plugin_manager.add_hookspecs(hookspecs)
         plugin_manager.hook.kubesched_register_kinds.call_historic(kwargs={"registry": registry})
     return registry
