@@ -23,6 +23,7 @@ from kubesched.api import K8sModel, KindInfo, KindRegistry, Pod, PodCondition, P
 from kubesched.clock import Clock
 from kubesched.cluster._interface import Cluster, Controller, EventHandler, KubeEvent, WatchEvent
 from kubesched.cluster.memory._admission import Admission, AdmissionError
+from kubesched.cluster.memory._copy import deep_copy
 from kubesched.cluster.memory._events import EventStore
 from kubesched.cluster.memory._graceful import (
     Terminations,
@@ -106,7 +107,7 @@ class MemoryCluster(Cluster):
         """Replace the stored object. A resourceVersion that is set and differs from the
         stored one is a conflict; an empty one is an unconditional update, as upstream."""
         info = self._info_of(obj)
-        new = obj.model_copy(deep=True)
+        new = deep_copy(obj)
         meta = new.metadata  # type: ignore[attr-defined]
         self._normalize_namespace(info, meta)
         key = self._key_of(info, meta)
@@ -306,7 +307,7 @@ class MemoryCluster(Cluster):
     # -- internals ----------------------------------------------------------------------
     def _create(self, obj: _M) -> _M:
         info = self._info_of(obj)
-        new = obj.model_copy(deep=True)
+        new = deep_copy(obj)
         meta = new.metadata  # type: ignore[attr-defined]
         self._normalize_namespace(info, meta)
         self._admission.admit(new, info.plural, self._priority_classes, self._priority_class)
