@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kubesched.api import Pod
+from kubesched.testing import make_pod as make_pod_builder
 
 __all__ = ["container", "make_pod"]
 
@@ -30,9 +31,12 @@ def make_pod(
     inits: Sequence[dict[str, Any]] = (),
     overhead: dict[str, str] | None = None,
 ) -> Pod:
-    spec: dict[str, Any] = {"containers": list(containers), "initContainers": list(inits)}
+    """Pod "p" with these containers (kubesched.testing's builder: none are added for it)."""
+    pod = make_pod_builder("p").no_containers().spec(initContainers=list(inits))
+    for c in containers:
+        pod.container(**c)
     if pod_resources is not None:
-        spec["resources"] = pod_resources
+        pod.spec(resources=pod_resources)
     if overhead is not None:
-        spec["overhead"] = overhead
-    return Pod.model_validate({"metadata": {"name": "p"}, "spec": spec})
+        pod.overhead(overhead)
+    return pod.obj()

@@ -2,22 +2,10 @@
 
 from __future__ import annotations
 
-from kubesched.api import (
-    Affinity,
-    Container,
-    ContainerImage,
-    LabelSelector,
-    Node,
-    NodeSpec,
-    NodeStatus,
-    ObjectMeta,
-    Pod,
-    PodAffinityTerm,
-    PodAntiAffinity,
-    PodSpec,
-    ResourceRequirements,
-)
+from kubesched.api import Node, Pod
 from kubesched.cache import LABEL_TOPOLOGY_REGION, LABEL_TOPOLOGY_ZONE
+from kubesched.testing import make_node as node_builder
+from kubesched.testing import make_pod as pod_builder
 
 __all__ = ["make_node", "make_pod"]
 
@@ -33,22 +21,14 @@ def make_node(
     labels: dict[str, str] | None = None,
 ) -> Node:
     """A node; `images` maps a name (or several, comma-separated) to its size in bytes."""
-    all_labels = dict(labels or {})
+    node = node_builder(name).alloc(cpu=cpu, memory=memory, pods="110").label(**(labels or {}))
     if zone is not None:
-        all_labels[LABEL_TOPOLOGY_ZONE] = zone
+        node.label(**{LABEL_TOPOLOGY_ZONE: zone})
     if region is not None:
-        all_labels[LABEL_TOPOLOGY_REGION] = region
-    return Node(
-        metadata=ObjectMeta(name=name, labels=all_labels),
-        spec=NodeSpec(),
-        status=NodeStatus(
-            allocatable={"cpu": cpu, "memory": memory, "pods": "110"},
-            images=[
-                ContainerImage(names=names.split(","), size_bytes=size)
-                for names, size in (images or {}).items()
-            ],
-        ),
-    )
+        node.label(**{LABEL_TOPOLOGY_REGION: region})
+    for names, size in (images or {}).items():
+        node.image(*names.split(","), size=size)
+    return node.obj()
 
 
 def make_pod(
@@ -62,32 +42,14 @@ def make_pod(
     namespace: str = "default",
 ) -> Pod:
     """A one-container pod; its UID defaults to `uid-<name>`."""
-    requests: dict[str, str] = {}
-    if cpu is not None:
-        requests["cpu"] = cpu
-    if memory is not None:
-        requests["memory"] = memory
-    affinity = None
+    requests = {k: v for k, v in (("cpu", cpu), ("memory", memory)) if v is not None}
+    pod = pod_builder(name, namespace, uid).node(node).req(**requests)
     if anti_affinity:
-        term = PodAffinityTerm(
-            label_selector=LabelSelector(match_labels={"app": name}),
-            topology_key="kubernetes.io/hostname",
+        term = {
+            "labelSelector": {"matchLabels": {"app": name}},
+            "topologyKey": "kubernetes.io/hostname",
+        }
+        pod.spec(
+            affinity={"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
         )
-        affinity = Affinity(
-            pod_anti_affinity=PodAntiAffinity(
-                required_during_scheduling_ignored_during_execution=[term]
-            )
-        )
-    return Pod(
-        metadata=ObjectMeta(name=name, namespace=namespace, uid=uid or f"uid-{name}"),
-        spec=PodSpec(
-            node_name=node,
-            affinity=affinity,
-            containers=[
-                Container(
-                    name="c",
-                    resources=ResourceRequirements(requests=requests),
-                )
-            ],
-        ),
-    )
+    return pod.obj()

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
-from typing import Any
 
 import pytest
 
@@ -16,6 +15,7 @@ from kubesched.clock import VirtualClock, VirtualTimeLoop
 from kubesched.cluster import WatchEvent
 from kubesched.cluster.memory import MemoryCluster, default_kinds
 from kubesched.cluster.memory._graceful import grace_period_on_delete, shortened_grace_period
+from kubesched.testing import make_pod as pod_builder
 
 
 def make_pod(
@@ -26,14 +26,15 @@ def make_pod(
     phase: str | None = None,
     deletion_grace: int | None = None,
 ) -> Pod:
-    spec: dict[str, Any] = {"nodeName": node, "containers": [{"name": "c", "image": "pause"}]}
+    """A pod without a uid (kubesched.testing's builder) and these grace periods."""
+    builder = pod_builder(name).uid("").node(node).container(name="c")
     if grace is not None:
-        spec["terminationGracePeriodSeconds"] = grace
-    meta: dict[str, Any] = {"name": name, "namespace": "default"}
-    if deletion_grace is not None:
-        meta["deletionGracePeriodSeconds"] = deletion_grace
-    status = {"phase": phase} if phase else {}
-    return Pod.model_validate({"metadata": meta, "spec": spec, "status": status})
+        builder.spec(terminationGracePeriodSeconds=grace)
+    pod = builder.obj()
+    pod.metadata.deletion_grace_period_seconds = deletion_grace
+    if phase:
+        pod.status.phase = phase
+    return pod
 
 
 # -- the API server's rules -------------------------------------------------------------

@@ -14,17 +14,19 @@ from kubesched.api import K8sModel, Node, ObjectMeta, Pod, PodCondition
 from kubesched.clock import VirtualClock
 from kubesched.cluster import KubeEvent, WatchEvent
 from kubesched.cluster.memory import MAX_EVENTS, AdmissionError, MemoryCluster, default_kinds
+from kubesched.testing import make_node as node_builder
+from kubesched.testing import make_pod as pod_builder
 
 run = asyncio.run
 
 
 def make_pod(name: str, namespace: str | None = None) -> Pod:
-    spec = {"containers": [{"name": "c", "image": "pause"}]}
-    return Pod.model_validate({"metadata": {"name": name, "namespace": namespace}, "spec": spec})
+    """A pod as a manifest gives it: no uid, no namespace unless given."""
+    return pod_builder(name, namespace).uid("").obj()
 
 
 def make_node(name: str) -> Node:
-    return Node.model_validate({"metadata": {"name": name}})
+    return node_builder(name).uid("").obj()
 
 
 def create_pod(cluster: MemoryCluster, name: str, namespace: str | None = None) -> Pod:

@@ -11,17 +11,19 @@ from kubesched.api import Node, Pod
 from kubesched.clock import VirtualClock, VirtualTimeLoop
 from kubesched.cluster import Cluster, WatchEvent
 from kubesched.cluster.memory import MemoryCluster
+from kubesched.testing import make_node as node_builder
+from kubesched.testing import make_pod as pod_builder
 
 run = asyncio.run
 
 
 def make_pod(name: str) -> Pod:
-    spec = {"containers": [{"name": "c", "image": "pause"}]}
-    return Pod.model_validate({"metadata": {"name": name}, "spec": spec})
+    """A pod as a manifest gives it: no namespace, no uid."""
+    return pod_builder(name, namespace=None).uid("").obj()
 
 
 def make_node(name: str) -> Node:
-    return Node.model_validate({"metadata": {"name": name}})
+    return node_builder(name).uid("").obj()
 
 
 class Recorder:

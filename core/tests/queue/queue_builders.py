@@ -22,6 +22,7 @@ from kubesched.framework import (
     Status,
 )
 from kubesched.queue import QueueProfile, SchedulingQueue
+from kubesched.testing import make_pod as builder
 
 DEFAULT = "default-scheduler"
 
@@ -37,28 +38,18 @@ def make_pod(
     node: str = "",
     scheduler: str = DEFAULT,
 ) -> Pod:
-    container: dict[str, Any] = {"name": "c"}
-    if cpu is not None:
-        container["resources"] = {"requests": {"cpu": cpu}}
-    spec: dict[str, Any] = {"schedulerName": scheduler, "containers": [container]}
+    """A one-container pod of `scheduler` (kubesched.testing's builder, these tests' defaults)."""
+    pod = builder(name).scheduler(scheduler).label(**(labels or {}))
+    pod = pod.req(cpu=cpu) if cpu is not None else pod.container()
     if priority is not None:
-        spec["priority"] = priority
+        pod.priority(priority)
     if gates:
-        spec["schedulingGates"] = [{"name": g} for g in gates]
+        pod.gates(*gates)
     if node:
-        spec["nodeName"] = node
-    return Pod.model_validate(
-        {
-            "metadata": {
-                "name": name,
-                "namespace": "default",
-                "uid": f"uid-{name}",
-                "labels": dict(labels or {}),
-            },
-            "spec": spec,
-            "status": {"nominatedNodeName": nominated} if nominated else {},
-        }
-    )
+        pod.node(node)
+    if nominated:
+        pod.nominated(nominated)
+    return pod.obj()
 
 
 def with_changes(pod: Pod, **spec_or_meta: Any) -> Pod:

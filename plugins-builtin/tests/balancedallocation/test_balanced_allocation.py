@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from builders import node_infos
+from builtin_helpers import node_infos
 from fakes import fake_handle
 from hypothesis import given
 from hypothesis import strategies as st
@@ -15,6 +15,8 @@ from pydantic import ValidationError
 
 from kubesched.api import Node, Pod
 from kubesched.framework import CycleState, Snapshot, Status, is_success
+from kubesched.testing import make_node as make_node_builder
+from kubesched.testing import make_pod as make_pod_builder
 from kubesched_builtin.balancedallocation import (
     PRE_SCORE_STATE_KEY,
     NodeResourcesBalancedAllocation,
@@ -29,24 +31,16 @@ CPU_MEM_GPU = {"resources": [{"name": "cpu"}, {"name": "memory"}, {"name": GPU, 
 def make_node(
     name: str, milli_cpu: int, memory: int, extended: dict[str, int] | None = None
 ) -> Node:
-    amounts = {
-        "cpu": f"{milli_cpu}m",
-        "memory": str(memory),
-        **{k: str(v) for k, v in (extended or {}).items()},
-    }
-    return Node.model_validate(
-        {"metadata": {"name": name}, "status": {"capacity": amounts, "allocatable": amounts}}
-    )
+    amounts = {"cpu": f"{milli_cpu}m", "memory": str(memory), **(extended or {})}
+    return make_node_builder(name).alloc(amounts).obj()
 
 
 def pod(node: str = "", *requests: dict[str, str], name: str = "p") -> Pod:
-    containers = [{"name": f"c{i}", "resources": {"requests": r}} for i, r in enumerate(requests)]
-    return Pod.model_validate(
-        {
-            "metadata": {"name": name, "uid": name},
-            "spec": {"nodeName": node, "containers": containers},
-        }
-    )
+    """A pod with one container per `requests` (none if none are given)."""
+    builder = make_pod_builder(name, uid=name).no_containers().node(node)
+    for r in requests:
+        builder.req(r)
+    return builder.obj()
 
 
 def cpu_only(node: str, name: str = "cpu-only") -> Pod:

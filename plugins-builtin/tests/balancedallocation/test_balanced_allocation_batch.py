@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from builders import node_infos
+from builtin_helpers import node_infos
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_balanced_allocation import CASES, EXISTING, cpu_and_memory, make_node, plugin_with, pod

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from builders import make_pod
+from builtin_helpers import make_pod
 from fakes import FakeCluster, fake_handle
 
 from kubesched.framework import Code, CycleState, NoArgs

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
-from builders import make_node, node_infos
+from builtin_helpers import make_node, node_infos
 from pydantic import BaseModel
 
 from kubesched import NotFoundError

@@ -6,7 +6,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
-from builders import make_node
+from builtin_helpers import make_node
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from preemption_helpers import (

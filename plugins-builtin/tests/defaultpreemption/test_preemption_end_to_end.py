@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from builders import make_node
+from builtin_helpers import make_node
 from preemption_helpers import simulate
 
 from kubesched.api import Pod

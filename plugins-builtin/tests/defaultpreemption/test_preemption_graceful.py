@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
-from builders import make_node
+from builtin_helpers import make_node
 from preemption_helpers import simulate
 
 from kubesched.api import Node, Pod

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import pytest
-from builders import make_node
+from builtin_helpers import make_node
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from preemption_helpers import (

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from builders import make_node
+from builtin_helpers import make_node
 from preemption_helpers import (
     HIGH,
     LARGE,

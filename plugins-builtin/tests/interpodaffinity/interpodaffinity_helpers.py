@@ -7,10 +7,12 @@ import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, cast
 
-from builders import node_infos
+from builtin_helpers import node_infos
 
 from kubesched.api import Namespace, Node, Pod
 from kubesched.framework import CycleState, Handle, NodeScore, Snapshot, Status
+from kubesched.testing import make_node as make_node_builder
+from kubesched.testing import make_pod as make_pod_builder
 from kubesched_builtin.interpodaffinity import InterPodAffinity, InterPodAffinityArgs
 
 __all__ = [
@@ -94,17 +96,17 @@ def make_pod(
 ) -> Pod:
     """A pod (each with its own uid, so same-named pods can share a node)."""
     uid = f"uid-{next(_uids)}"
-    spec: dict[str, Any] = {"containers": [{"name": "c", "image": "pause"}]}
+    pod = make_pod_builder(name or uid, namespace, uid).label(**(labels or {}))
+    pod.container(name="c")
     if node:
-        spec["nodeName"] = node
+        pod.node(node)
     if aff:
-        spec["affinity"] = aff
-    meta = {"name": name or uid, "namespace": namespace, "uid": uid, "labels": dict(labels or {})}
-    return Pod.model_validate({"metadata": meta, "spec": spec})
+        pod.spec(affinity=aff)
+    return pod.obj()
 
 
 def make_node(name: str, **labels: str) -> Node:
-    return Node.model_validate({"metadata": {"name": name, "labels": labels}})
+    return make_node_builder(name).label(**labels).obj()
 
 
 class NamespaceCluster:

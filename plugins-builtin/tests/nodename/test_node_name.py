@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from builders import make_node, make_pod, node_info
+from builtin_helpers import make_node, make_pod, node_info
 from fakes import fake_handle
 
 from kubesched.api import Pod

@@ -4,7 +4,7 @@ upstream's node_name_test.go (TestNodeName) and on generated pods and nodes (hyp
 from __future__ import annotations
 
 import pytest
-from builders import make_node, make_pod, node_info
+from builtin_helpers import make_node, make_pod, node_info
 from fakes import fake_handle
 from hypothesis import given, settings
 

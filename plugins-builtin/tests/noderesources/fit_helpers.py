@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from builders import node_infos
+from builtin_helpers import node_infos
 from fakes import fake_handle
 
 from kubesched.api import Node, Pod

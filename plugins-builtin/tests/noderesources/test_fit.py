@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from builders import PodBuilder, make_node, make_pod, node_info
+from builtin_helpers import PodBuilder, make_node, make_pod, node_info
 from fit_helpers import fit_plugin
 
 from kubesched.api import Pod

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from builders import make_node, make_pod, node_info
+from builtin_helpers import make_node, make_pod, node_info
 from fit_helpers import fit_plugin
 from hypothesis import given, settings
 from hypothesis import strategies as st

@@ -11,7 +11,7 @@ import pytest
 import test_least_allocated as least
 import test_most_allocated as most
 import test_requested_to_capacity_ratio as rtcr
-from builders import PodBuilder, make_node, make_pod, node_infos
+from builtin_helpers import PodBuilder, make_node, make_pod, node_infos
 from fit_helpers import fit_plugin, strategy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from builders import make_node, make_pod
+from builtin_helpers import make_node, make_pod
 from fit_helpers import fit_plugin
 
 from kubesched.api import Pod

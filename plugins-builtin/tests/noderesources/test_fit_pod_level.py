@@ -5,7 +5,7 @@ requests of resource_allocation.go calculatePodResourceRequest."""
 from __future__ import annotations
 
 import pytest
-from builders import PodBuilder
+from builtin_helpers import PodBuilder
 from fit_helpers import fit_plugin
 from test_fit import ENOUGH_NODE, HUGEPAGE_A, _ir, _node, _status, pod, res
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from builders import make_node, make_pod
+from builtin_helpers import make_node, make_pod
 from fit_helpers import EXTENDED_RES, fit_plugin, scores, strategy
 
 from kubesched.api import Node, Pod

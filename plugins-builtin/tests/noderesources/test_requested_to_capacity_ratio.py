@@ -4,7 +4,7 @@ noderesources/requested_to_capacity_ratio_test.go and fit_test.go (TestFitScore)
 from __future__ import annotations
 
 import pytest
-from builders import make_node, make_pod
+from builtin_helpers import make_node, make_pod
 from fit_helpers import fit_plugin, scores, strategy
 
 from kubesched.api import Node, Pod

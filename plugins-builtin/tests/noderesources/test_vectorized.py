@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from builders import PodBuilder, make_node, make_pod
+from builtin_helpers import PodBuilder, make_node, make_pod
 from fit_helpers import fit_plugin
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

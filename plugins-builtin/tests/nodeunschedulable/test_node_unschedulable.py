@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from builders import make_node, make_pod, node_info
+from builtin_helpers import make_node, make_pod, node_info
 from fakes import fake_handle
 
 from kubesched.api import Node, Pod
@@ -43,19 +43,23 @@ def _plugin() -> NodeUnschedulable:
         ("schedules pod to normal node", make_pod("p").obj(), make_node("n").obj(), None),
         (
             "schedules pod with toleration to unschedulable node",
-            make_pod("p").toleration(UNSCHEDULABLE_KEY, effect="NoSchedule").obj(),
+            make_pod("p")
+            .toleration(key=UNSCHEDULABLE_KEY, operator="Exists", effect="NoSchedule")
+            .obj(),
             make_node("n").unschedulable().obj(),
             None,
         ),
         (
             "a toleration for any effect tolerates it too",
-            make_pod("p").toleration(UNSCHEDULABLE_KEY, effect="").obj(),
+            make_pod("p").toleration(key=UNSCHEDULABLE_KEY, operator="Exists", effect="").obj(),
             make_node("n").unschedulable().obj(),
             None,
         ),
         (
             "a NoExecute toleration does not",
-            make_pod("p").toleration(UNSCHEDULABLE_KEY, effect="NoExecute").obj(),
+            make_pod("p")
+            .toleration(key=UNSCHEDULABLE_KEY, operator="Exists", effect="NoExecute")
+            .obj(),
             make_node("n").unschedulable().obj(),
             Status.unresolvable(ERR_REASON_UNSCHEDULABLE),
         ),
@@ -134,21 +138,30 @@ def test_is_schedulable_after_node_change(
             "skip-different-pod-update",
             make_pod("p").uid("uid").obj(),
             make_pod("q").uid("different-uid").obj(),
-            make_pod("q").uid("different-uid").toleration(UNSCHEDULABLE_KEY).obj(),
+            make_pod("q")
+            .uid("different-uid")
+            .toleration(key=UNSCHEDULABLE_KEY, operator="Exists", effect="NoSchedule")
+            .obj(),
             QueueingHint.QueueSkip,
         ),
         (
             "queue-when-the-unsched-pod-gets-toleration",
             make_pod("p").uid("uid").obj(),
             make_pod("p").uid("uid").obj(),
-            make_pod("p").uid("uid").toleration(UNSCHEDULABLE_KEY).obj(),
+            make_pod("p")
+            .uid("uid")
+            .toleration(key=UNSCHEDULABLE_KEY, operator="Exists", effect="NoSchedule")
+            .obj(),
             QueueingHint.Queue,
         ),
         (
             "skip-when-the-unsched-pod-gets-unrelated-toleration",
             make_pod("p").uid("uid").obj(),
             make_pod("p").uid("uid").obj(),
-            make_pod("p").uid("uid").toleration("unrelated-key").obj(),
+            make_pod("p")
+            .uid("uid")
+            .toleration(key="unrelated-key", operator="Exists", effect="NoSchedule")
+            .obj(),
             QueueingHint.QueueSkip,
         ),
     ],

@@ -5,7 +5,7 @@ case's pod about every case's node, and on generated pods and nodes (hypothesis)
 from __future__ import annotations
 
 import pytest
-from builders import make_node, make_pod, node_info
+from builtin_helpers import make_node, make_pod, node_info
 from fakes import fake_handle
 from hypothesis import given, settings
 
@@ -32,13 +32,17 @@ CASES: list[tuple[str, Pod, Node | None, Status | None]] = [
     ("schedules pod to normal node", make_pod("p").obj(), make_node("n").obj(), None),
     (
         "schedules pod with toleration to unschedulable node",
-        make_pod("p").toleration(UNSCHEDULABLE_KEY, effect="NoSchedule").obj(),
+        make_pod("p")
+        .toleration(key=UNSCHEDULABLE_KEY, operator="Exists", effect="NoSchedule")
+        .obj(),
         CORDONED,
         None,
     ),
     (
         "a NoExecute toleration does not",
-        make_pod("p").toleration(UNSCHEDULABLE_KEY, effect="NoExecute").obj(),
+        make_pod("p")
+        .toleration(key=UNSCHEDULABLE_KEY, operator="Exists", effect="NoExecute")
+        .obj(),
         CORDONED,
         Status.unresolvable(ERR_REASON_UNSCHEDULABLE),
     ),

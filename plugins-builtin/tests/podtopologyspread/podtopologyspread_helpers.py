@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from builders import node_infos
+from builtin_helpers import node_infos
 from fakes import fake_handle
 
 from kubesched.api import Node, Pod

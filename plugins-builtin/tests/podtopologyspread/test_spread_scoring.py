@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from builders import node_infos
+from builtin_helpers import node_infos
 from podtopologyspread_helpers import (
     BAR,
     FOO,

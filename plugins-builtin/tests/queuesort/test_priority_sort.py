@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from builders import make_pod
+from builtin_helpers import make_pod
 from fakes import fake_handle
 
 from kubesched.framework import NoArgs, PodInfo, QueuedPodInfo

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from builders import make_pod
+from builtin_helpers import make_pod
 from fakes import fake_handle
 
 from kubesched.api import Pod

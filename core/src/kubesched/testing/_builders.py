@@ -1,11 +1,15 @@
-"""Builders for pods and nodes in tests: `make_pod("p").req(cpu="1").label(app="a")`.
+"""Builders for pods and nodes in tests: `make_pod("p").req(cpu="1").label(app="a")`, in the
+spirit of upstream's pkg/scheduler/testing wrappers (`st.MakePod().Req(...).Obj()`).
 
 Each method returns the builder, `.obj()` the validated model. Quantities are written as
-in manifests ("500m", "1Gi").
+in manifests ("500m", "1Gi"). Resource amounts are keywords, with `_` for `-`
+(`ephemeral_storage="1Gi"` is `ephemeral-storage`), or a mapping for names that are not
+Python identifiers: `.req({"example.com/gpu": 1}, cpu="1")`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from kubesched.api import Node, Pod
@@ -14,6 +18,14 @@ __all__ = ["NodeBuilder", "PodBuilder", "make_node", "make_pod"]
 
 
 _EMPTY: dict[str, Any] = {"name": "c0", "image": "pause"}
+
+Amounts = Mapping[str, str | int]
+"""Resource amounts by resource name: `{"cpu": "500m", "example.com/gpu": 1}`."""
+
+
+def amounts(given: Amounts | None, keywords: Mapping[str, str | int]) -> dict[str, str | int]:
+    """`given` and then `keywords` (`_` read as `-`) in one mapping of resource amounts."""
+    return {**(given or {}), **{k.replace("_", "-"): v for k, v in keywords.items()}}
 
 
 def requirements(requests: dict[str, str | int]) -> dict[str, Any]:
@@ -31,11 +43,14 @@ def requirements(requests: dict[str, str | int]) -> dict[str, Any]:
 
 
 class PodBuilder:
-    def __init__(self, name: str, namespace: str = "default", uid: str | None = None) -> None:
+    def __init__(
+        self, name: str, namespace: str | None = "default", uid: str | None = None
+    ) -> None:
         self._d: dict[str, Any] = {
             "metadata": {"name": name, "namespace": namespace, "uid": uid or f"uid-{name}"},
             "spec": {"containers": []},
         }
+        self._empty_container = True
 
     @property
     def _spec(self) -> dict[str, Any]:
@@ -43,6 +58,7 @@ class PodBuilder:
         return spec
 
     def uid(self, uid: str) -> PodBuilder:
+        """Set the uid (`""`: none, for the cluster to assign one on create)."""
         self._d["metadata"]["uid"] = uid
         return self
 
@@ -50,21 +66,24 @@ class PodBuilder:
         self._d["metadata"].setdefault("labels", {}).update(labels)
         return self
 
-    def req(self, **requests: str | int) -> PodBuilder:
-        """Add a container with these requests (`cpu`, `memory`, `nvidia.com/gpu` via
-        `**{"nvidia.com/gpu": 1}`)."""
+    def req(self, given: Amounts | None = None, /, **requests: str | int) -> PodBuilder:
+        """Add a container with these requests (each call is one more container):
+        `.req(cpu="1", memory="1Gi")`, `.req({"nvidia.com/gpu": 1})`."""
         n = len(self._spec["containers"])
         self._spec["containers"].append(
-            {"name": f"c{n}", "image": "pause", "resources": requirements(requests)}
+            {"name": f"c{n}", "image": "pause", "resources": requirements(amounts(given, requests))}
         )
         return self
 
-    def init_req(self, sidecar: bool = False, **requests: str | int) -> PodBuilder:
+    def init_req(
+        self, given: Amounts | None = None, /, *, sidecar: bool = False, **requests: str | int
+    ) -> PodBuilder:
+        """Add an init container with these requests (`sidecar=True`: a restartable one)."""
         inits = self._spec.setdefault("initContainers", [])
         c: dict[str, Any] = {
             "name": f"i{len(inits)}",
             "image": "pause",
-            "resources": requirements(requests),
+            "resources": requirements(amounts(given, requests)),
         }
         if sidecar:
             c["restartPolicy"] = "Always"
@@ -72,7 +91,15 @@ class PodBuilder:
         return self
 
     def container(self, **fields: Any) -> PodBuilder:
-        self._spec["containers"].append(fields)
+        """Add a container with these fields (manifest spelling); without `name` or `image`
+        it is named `c<n>` and runs `pause`, so `.container()` requests nothing."""
+        n = len(self._spec["containers"])
+        self._spec["containers"].append({"name": f"c{n}", "image": "pause", **fields})
+        return self
+
+    def overhead(self, given: Amounts | None = None, /, **kw: str | int) -> PodBuilder:
+        """Set `spec.overhead` (what the pod's RuntimeClass adds to its requests)."""
+        self._spec["overhead"] = amounts(given, kw)
         return self
 
     def priority(self, value: int) -> PodBuilder:
@@ -107,9 +134,17 @@ class PodBuilder:
         self._spec.update(fields)
         return self
 
+    def no_containers(self) -> PodBuilder:
+        """Leave the pod without containers when none is added, as upstream's
+        `st.MakePod().Obj()` does (it then requests nothing, not even the non-zero defaults
+        scoring assumes per container); the API server refuses such a pod."""
+        self._empty_container = False
+        return self
+
     def obj(self) -> Pod:
-        """The pod; one without containers gets an empty one, as the API server needs one."""
-        if not self._spec["containers"]:
+        """The pod; one without containers gets an empty one, as the API server needs one
+        (unless `.no_containers()` was called)."""
+        if not self._spec["containers"] and self._empty_container:
             return Pod.model_validate({**self._d, "spec": {**self._spec, "containers": [_EMPTY]}})
         return Pod.model_validate(self._d)
 
@@ -122,8 +157,14 @@ class NodeBuilder:
             "status": {"allocatable": {}},
         }
 
-    def alloc(self, **amounts: str | int) -> NodeBuilder:
-        self._d["status"]["allocatable"].update(amounts)
+    def uid(self, uid: str) -> NodeBuilder:
+        """Set the uid (`""`: none, for the cluster to assign one on create)."""
+        self._d["metadata"]["uid"] = uid
+        return self
+
+    def alloc(self, given: Amounts | None = None, /, **kw: str | int) -> NodeBuilder:
+        """Add these amounts to `status.allocatable` (`pods` too: none are set by default)."""
+        self._d["status"]["allocatable"].update(amounts(given, kw))
         return self
 
     def label(self, **labels: str) -> NodeBuilder:
@@ -143,11 +184,20 @@ class NodeBuilder:
         )
         return self
 
+    def image(self, *names: str, size: int) -> NodeBuilder:
+        """Add an image the node holds, known by these names, of `size` bytes."""
+        images = self._d["status"].setdefault("images", [])
+        images.append({"names": list(names), "sizeBytes": size})
+        return self
+
     def obj(self) -> Node:
         return Node.model_validate(self._d)
 
 
-def make_pod(name: str, namespace: str = "default", uid: str | None = None) -> PodBuilder:
+def make_pod(name: str, namespace: str | None = "default", uid: str | None = None) -> PodBuilder:
+    """A pod with one empty container unless containers are added; its uid is `uid-<name>`
+    unless given, its namespace `default` unless given (None: none, as a manifest that
+    leaves it to the API server)."""
     return PodBuilder(name, namespace, uid)
 
 
