@@ -1,10 +1,9 @@
-"""Builders and runners for the PodTopologySpread tests, shaped like upstream's
-`st.MakePod().SpreadConstraint(...)` and the plugin test setup."""
+"""Pods, nodes and runners for the PodTopologySpread tests, shaped like upstream's
+`st.MakePod().SpreadConstraint(...)` (kubesched.testing's builders) and the plugin test setup."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 from builtin_helpers import node_infos
@@ -12,6 +11,7 @@ from fakes import fake_handle
 
 from kubesched.api import Node, Pod
 from kubesched.framework import Code, CycleState, NodeScore, Snapshot, Status, is_success
+from kubesched.testing import NodeBuilder, PodBuilder, make_node, make_pod
 from kubesched_builtin.podtopologyspread import (
     CriticalPaths,
     PodTopologySpread,
@@ -23,10 +23,8 @@ __all__ = [
     "BAR",
     "FOO",
     "HOSTNAME",
-    "TAINTS",
+    "UNSCHEDULABLE_TAINT",
     "ObjectsCluster",
-    "SpreadNode",
-    "SpreadPod",
     "filter_codes",
     "label_selector",
     "node",
@@ -40,7 +38,8 @@ __all__ = [
 HOSTNAME = "kubernetes.io/hostname"
 FOO: dict[str, Any] = {"matchExpressions": [{"key": "foo", "operator": "Exists"}]}
 BAR: dict[str, Any] = {"matchExpressions": [{"key": "bar", "operator": "Exists"}]}
-TAINTS = [{"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}]
+UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
+"""The key of the taint (NoSchedule) on the nodes the tests cordon."""
 
 
 def label_selector(**labels: str) -> dict[str, Any]:
@@ -48,115 +47,13 @@ def label_selector(**labels: str) -> dict[str, Any]:
     return {"matchLabels": dict(labels)}
 
 
-class SpreadPod:
-    def __init__(self, name: str) -> None:
-        self.meta: dict[str, Any] = {"name": name, "namespace": "default", "uid": name}
-        self.spec: dict[str, Any] = {"containers": [{"name": "c", "image": "pause"}]}
-
-    def ns(self, namespace: str) -> SpreadPod:
-        self.meta["namespace"] = namespace
-        return self
-
-    def label(self, key: str, value: str = "") -> SpreadPod:
-        self.meta.setdefault("labels", {})[key] = value
-        return self
-
-    def node(self, name: str) -> SpreadPod:
-        self.spec["nodeName"] = name
-        return self
-
-    def terminating(self) -> SpreadPod:
-        self.meta["deletionTimestamp"] = datetime(2024, 1, 1, tzinfo=UTC).isoformat()
-        return self
-
-    def owner(self, kind: str, name: str, api_version: str = "apps/v1") -> SpreadPod:
-        ref = {"apiVersion": api_version, "kind": kind, "name": name, "controller": True}
-        self.meta.setdefault("ownerReferences", []).append(ref)
-        return self
-
-    def spread(
-        self,
-        max_skew: int,
-        key: str,
-        action: str,
-        selector: Mapping[str, Any] | None,
-        min_domains: int | None = None,
-        node_affinity_policy: str | None = None,
-        node_taints_policy: str | None = None,
-        match_label_keys: Sequence[str] = (),
-    ) -> SpreadPod:
-        """st.PodWrapper.SpreadConstraint, same argument order."""
-        c: dict[str, Any] = {"maxSkew": max_skew, "topologyKey": key, "whenUnsatisfiable": action}
-        if selector is not None:
-            c["labelSelector"] = dict(selector)
-        if min_domains is not None:
-            c["minDomains"] = min_domains
-        if node_affinity_policy is not None:
-            c["nodeAffinityPolicy"] = node_affinity_policy
-        if node_taints_policy is not None:
-            c["nodeTaintsPolicy"] = node_taints_policy
-        if match_label_keys:
-            c["matchLabelKeys"] = list(match_label_keys)
-        self.spec.setdefault("topologySpreadConstraints", []).append(c)
-        return self
-
-    def node_selector(self, **labels: str) -> SpreadPod:
-        self.spec["nodeSelector"] = dict(labels)
-        return self
-
-    def _node_affinity(self, key: str, operator: str, values: list[str]) -> SpreadPod:
-        term = {"matchExpressions": [{"key": key, "operator": operator, "values": values}]}
-        self.spec["affinity"] = {
-            "nodeAffinity": {
-                "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}
-            }
-        }
-        return self
-
-    def node_affinity_in(self, key: str, values: list[str]) -> SpreadPod:
-        return self._node_affinity(key, "In", values)
-
-    def node_affinity_not_in(self, key: str, values: list[str]) -> SpreadPod:
-        return self._node_affinity(key, "NotIn", values)
-
-    def toleration(self, key: str, effect: str = "NoSchedule") -> SpreadPod:
-        tol = {"key": key, "operator": "Exists", "effect": effect}
-        self.spec.setdefault("tolerations", []).append(tol)
-        return self
-
-    def obj(self) -> Pod:
-        return Pod.model_validate({"metadata": self.meta, "spec": self.spec})
+def pod(name: str = "p") -> PodBuilder:
+    """A pod whose uid is its name (upstream's st.MakePod().Name(n).UID(n))."""
+    return make_pod(name, uid=name)
 
 
-class SpreadNode:
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.labels: dict[str, str] = {}
-        self.taints: list[dict[str, str]] = []
-
-    def label(self, key: str, value: str) -> SpreadNode:
-        self.labels[key] = value
-        return self
-
-    def taint(self, taints: list[dict[str, str]]) -> SpreadNode:
-        self.taints = list(taints)
-        return self
-
-    def obj(self) -> Node:
-        return Node.model_validate(
-            {
-                "metadata": {"name": self.name, "labels": self.labels},
-                "spec": {"taints": self.taints},
-            }
-        )
-
-
-def pod(name: str = "p") -> SpreadPod:
-    return SpreadPod(name)
-
-
-def node(name: str) -> SpreadNode:
-    return SpreadNode(name)
+def node(name: str) -> NodeBuilder:
+    return make_node(name)
 
 
 class ObjectsCluster:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from podtopologyspread_helpers import BAR, FOO, TAINTS, node, plugin, pod, pre_filter
+from podtopologyspread_helpers import BAR, FOO, UNSCHEDULABLE_TAINT, node, plugin, pod, pre_filter
 
 from kubesched.api import Node, Pod
 from kubesched.framework import PodInfo
@@ -21,34 +21,34 @@ def clusters(draw: st.DrawFn) -> tuple[list[Node], list[Pod]]:
     n = draw(st.integers(1, 6))
     nodes = []
     for i in range(n):
-        b = node(f"n{i}").label("node", f"n{i}")
+        b = node(f"n{i}").label(node=f"n{i}")
         if draw(st.integers(0, 4)) > 0:
-            b.label("zone", draw(st.sampled_from(ZONES)))
+            b.label(zone=draw(st.sampled_from(ZONES)))
         if draw(st.booleans()):
-            b.label("disk", "ssd")
+            b.label(disk="ssd")
         if draw(st.integers(0, 4)) == 0:
-            b.taint(TAINTS)
+            b.taint(UNSCHEDULABLE_TAINT)
         nodes.append(b.obj())
     pods = []
     for j in range(draw(st.integers(0, 12))):
         p = pod(f"e{j}").node(f"n{draw(st.integers(0, n - 1))}")
         for k, v in draw(st.sampled_from(LABEL_SETS)).items():
-            p.label(k, v)
+            p.label(**{k: v})
         if draw(st.booleans()):
-            p.ns("other")
+            p.namespace("other")
         pods.append(p.obj())
     return nodes, pods
 
 
 @st.composite
 def incoming(draw: st.DrawFn) -> Pod:
-    p = pod("incoming").label("foo")
+    p = pod("incoming").label(foo="")
     if draw(st.booleans()):
         p.node_selector(disk="ssd")
     for key in draw(
         st.lists(st.sampled_from(("zone", "node")), min_size=1, max_size=2, unique=True)
     ):
-        p.spread(
+        p.spread_constraint(
             draw(st.integers(1, 3)),
             key,
             "DoNotSchedule",
@@ -90,9 +90,9 @@ def test_add_then_remove_restores_counts(
     before = snapshot_of(s)
 
     target = data.draw(st.sampled_from(snapshot.list()))
-    b = pod("added").node(target.name).ns("other" if other_ns else "default")
+    b = pod("added").node(target.name).namespace("other" if other_ns else "default")
     for k, v in labels.items():
-        b.label(k, v)
+        b.label(**{k: v})
     added = PodInfo(b.obj())
 
     assert pl.add_pod(state, preemptor, added, target) is None

@@ -66,20 +66,20 @@ def clusters(draw: st.DrawFn) -> tuple[Pod, list[Node], list[Pod], int]:
     for i in range(draw(st.integers(1, 7))):
         n = node(f"node-{i}")
         if draw(st.integers(0, 5)):
-            n.label(ZONE, draw(st.sampled_from(["z1", "z2", "z3"])))
+            n.label(**{ZONE: draw(st.sampled_from(["z1", "z2", "z3"]))})
         if draw(st.integers(0, 5)):
-            n.label(HOSTNAME, f"node-{i}")
+            n.label(**{HOSTNAME: f"node-{i}"})
         nodes.append(n.obj())
     existing = []
     for j in range(draw(st.integers(0, 12))):
         p = pod(f"e{j}").node(draw(st.sampled_from(nodes)).metadata.name)
         for key in draw(st.lists(st.sampled_from(["foo", "bar"]), unique=True)):
-            p.label(key)
+            p.label(**{key: ""})
         existing.append(p.obj())
-    target = pod().label("foo")
+    target = pod().label(foo="")
     keys = draw(st.lists(st.sampled_from([ZONE, HOSTNAME]), min_size=1, max_size=2, unique=True))
     for key in keys:
-        target.spread(
+        target.spread_constraint(
             draw(st.integers(1, 3)), key, "ScheduleAnyway", draw(st.sampled_from([FOO, BAR]))
         )
     return target.obj(), nodes, existing, draw(st.integers(1, len(nodes)))

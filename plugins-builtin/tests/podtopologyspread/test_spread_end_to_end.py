@@ -39,8 +39,8 @@ def run(objects: list[K8sModel], args: dict[str, Any] | None = None) -> Simulati
 def zone_node(name: str, zone: str) -> K8sModel:
     return (
         node(name)
-        .label("topology.kubernetes.io/zone", zone)
-        .label("kubernetes.io/hostname", name)
+        .label(**{"topology.kubernetes.io/zone": zone})
+        .label(**{"kubernetes.io/hostname": name})
         .obj()
     )
 
@@ -54,8 +54,8 @@ def test_hard_zone_spread_fills_zones_evenly() -> None:
     ]
     pods = [
         pod(f"web-{i}")
-        .label("app", "web")
-        .spread(1, "topology.kubernetes.io/zone", "DoNotSchedule", APP)
+        .label(app="web")
+        .spread_constraint(1, "topology.kubernetes.io/zone", "DoNotSchedule", APP)
         .obj()
         for i in range(6)
     ]
@@ -73,8 +73,8 @@ def test_soft_hostname_spread_puts_one_pod_per_node() -> None:
     nodes = [zone_node(f"n{i}", "z1") for i in range(3)]
     pods = [
         pod(f"web-{i}")
-        .label("app", "web")
-        .spread(1, "kubernetes.io/hostname", "ScheduleAnyway", APP)
+        .label(app="web")
+        .spread_constraint(1, "kubernetes.io/hostname", "ScheduleAnyway", APP)
         .obj()
         for i in range(3)
     ]
@@ -84,7 +84,7 @@ def test_soft_hostname_spread_puts_one_pod_per_node() -> None:
 
 def test_nodes_without_the_topology_label_reject_with_upstream_message() -> None:
     nodes = [node("n1").obj(), node("n2").obj()]
-    p = pod("web").label("app", "web").spread(1, "rack", "DoNotSchedule", APP).obj()
+    p = pod("web").label(app="web").spread_constraint(1, "rack", "DoNotSchedule", APP).obj()
     result = run([*nodes, p], args={"defaultingType": "List"})
     (r,) = result.pods
     assert r.status == "Unschedulable"

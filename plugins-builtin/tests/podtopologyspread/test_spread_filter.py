@@ -6,7 +6,16 @@ would reject may still pass this plugin, as upstream's comments say."""
 from __future__ import annotations
 
 import pytest
-from podtopologyspread_helpers import BAR, FOO, TAINTS, filter_codes, node, plugin, pod, pre_filter
+from podtopologyspread_helpers import (
+    BAR,
+    FOO,
+    UNSCHEDULABLE_TAINT,
+    filter_codes,
+    node,
+    plugin,
+    pod,
+    pre_filter,
+)
 
 from kubesched.api import Node, Pod
 from kubesched.framework import Code
@@ -30,16 +39,16 @@ def zone_nodes(*extra_labels: tuple[str, str, str]) -> list[Node]:
         ("node-x", "zone2"),
         ("node-y", "zone2"),
     ):
-        b = node(n).label("zone", z).label("node", n)
+        b = node(n).label(zone=z).label(node=n)
         for target, key, value in extra_labels:
             if target == n:
-                b.label(key, value)
+                b.label(**{key: value})
         out.append(b.obj())
     return out
 
 
 def on(node_name: str, *names: str, label: str = "foo") -> list[Pod]:
-    return [pod(n).node(node_name).label(label).obj() for n in names]
+    return [pod(n).node(node_name).label(**{label: ""}).obj() for n in names]
 
 
 SPREAD_2_1_0_3 = [
@@ -50,25 +59,25 @@ SPREAD_2_1_0_3 = [
 SINGLE: list[tuple[str, Pod, list[Node], list[Pod], dict[str, Code]]] = [
     (
         "no existing pods",
-        pod().label("foo").spread(1, "zone", "DoNotSchedule", FOO).obj(),
+        pod().label(foo="").spread_constraint(1, "zone", "DoNotSchedule", FOO).obj(),
         zone_nodes(),
         [],
         {"node-a": OK, "node-b": OK, "node-x": OK, "node-y": OK},
     ),
     (
         "no existing pods, incoming pod doesn't match itself",
-        pod().label("foo").spread(1, "zone", "DoNotSchedule", BAR).obj(),
+        pod().label(foo="").spread_constraint(1, "zone", "DoNotSchedule", BAR).obj(),
         zone_nodes(),
         [],
         {"node-a": OK, "node-b": OK, "node-x": OK, "node-y": OK},
     ),
     (
         "existing pods in a different namespace do not count",
-        pod().label("foo").spread(1, "zone", "DoNotSchedule", FOO).obj(),
+        pod().label(foo="").spread_constraint(1, "zone", "DoNotSchedule", FOO).obj(),
         zone_nodes(),
         [
-            pod("p-a1").ns("ns1").node("node-a").label("foo").obj(),
-            pod("p-b1").ns("ns2").node("node-a").label("foo").obj(),
+            pod("p-a1").namespace("ns1").node("node-a").label(foo="").obj(),
+            pod("p-b1").namespace("ns2").node("node-a").label(foo="").obj(),
             *on("node-x", "p-x1"),
             *on("node-y", "p-y1"),
         ],
@@ -76,26 +85,26 @@ SINGLE: list[tuple[str, Pod, list[Node], list[Pod], dict[str, Code]]] = [
     ),
     (
         "existing pods do not match null selector",
-        pod().label("foo").spread(1, "zone", "DoNotSchedule", None).obj(),
+        pod().label(foo="").spread_constraint(1, "zone", "DoNotSchedule", None).obj(),
         zone_nodes(),
         [*on("node-x", "p-x1"), *on("node-y", "p-y1")],
         {"node-a": OK, "node-b": OK, "node-x": OK, "node-y": OK},
     ),
     (
         "pods spread across zones as 3/3, all nodes fit",
-        pod().label("foo").spread(1, "zone", "DoNotSchedule", FOO).obj(),
+        pod().label(foo="").spread_constraint(1, "zone", "DoNotSchedule", FOO).obj(),
         zone_nodes(),
         SPREAD_2_1_0_3,
         {"node-a": OK, "node-b": OK, "node-x": OK, "node-y": OK},
     ),
     (
         "pods spread across zones as 1/2 due to absence of label 'zone' on node-b",
-        pod().label("foo").spread(1, "zone", "DoNotSchedule", FOO).obj(),
+        pod().label(foo="").spread_constraint(1, "zone", "DoNotSchedule", FOO).obj(),
         [
-            node("node-a").label("zone", "zone1").label("node", "node-a").obj(),
-            node("node-b").label("zon", "zone1").label("node", "node-b").obj(),
-            node("node-x").label("zone", "zone2").label("node", "node-x").obj(),
-            node("node-y").label("zone", "zone2").label("node", "node-y").obj(),
+            node("node-a").label(zone="zone1").label(node="node-a").obj(),
+            node("node-b").label(zon="zone1").label(node="node-b").obj(),
+            node("node-x").label(zone="zone2").label(node="node-x").obj(),
+            node("node-y").label(zone="zone2").label(node="node-y").obj(),
         ],
         [
             *on("node-a", "p-a1"),
@@ -107,28 +116,28 @@ SINGLE: list[tuple[str, Pod, list[Node], list[Pod], dict[str, Code]]] = [
     ),
     (
         "pod cannot be scheduled as all nodes don't have label 'rack'",
-        pod().label("foo").spread(1, "rack", "DoNotSchedule", FOO).obj(),
+        pod().label(foo="").spread_constraint(1, "rack", "DoNotSchedule", FOO).obj(),
         [zone_nodes()[0], zone_nodes()[2]],
         [],
         {"node-a": UUR, "node-x": UUR},
     ),
     (
         "pods spread across nodes as 2/1/0/3, only node-x fits",
-        pod().label("foo").spread(1, "node", "DoNotSchedule", FOO).obj(),
+        pod().label(foo="").spread_constraint(1, "node", "DoNotSchedule", FOO).obj(),
         zone_nodes(),
         SPREAD_2_1_0_3,
         {"node-a": NO, "node-b": NO, "node-x": OK, "node-y": NO},
     ),
     (
         "pods spread across nodes as 2/1/0/3, maxSkew is 2, node-b and node-x fit",
-        pod().label("foo").spread(2, "node", "DoNotSchedule", FOO).obj(),
+        pod().label(foo="").spread_constraint(2, "node", "DoNotSchedule", FOO).obj(),
         zone_nodes(),
         SPREAD_2_1_0_3,
         {"node-a": NO, "node-b": OK, "node-x": OK, "node-y": NO},
     ),
     (
         "pods spread across nodes as 2/1/0/3, but pod doesn't match itself",
-        pod().label("bar").spread(1, "node", "DoNotSchedule", FOO).obj(),
+        pod().label(bar="").spread_constraint(1, "node", "DoNotSchedule", FOO).obj(),
         zone_nodes(),
         SPREAD_2_1_0_3,
         {"node-a": NO, "node-b": OK, "node-x": OK, "node-y": NO},
@@ -136,9 +145,9 @@ SINGLE: list[tuple[str, Pod, list[Node], list[Pod], dict[str, Code]]] = [
     (
         "incoming pod has nodeAffinity, pods spread as 2/~1~/~0~/3, hence node-a fits",
         pod()
-        .label("foo")
+        .label(foo="")
         .node_affinity_in("node", ["node-a", "node-y"])
-        .spread(1, "node", "DoNotSchedule", FOO)
+        .spread_constraint(1, "node", "DoNotSchedule", FOO)
         .obj(),
         zone_nodes(),
         SPREAD_2_1_0_3,
@@ -146,34 +155,34 @@ SINGLE: list[tuple[str, Pod, list[Node], list[Pod], dict[str, Code]]] = [
     ),
     (
         "terminating Pods should be excluded",
-        pod().label("foo").spread(1, "node", "DoNotSchedule", FOO).obj(),
+        pod().label(foo="").spread_constraint(1, "node", "DoNotSchedule", FOO).obj(),
         [
-            node("node-a").label("node", "node-a").obj(),
-            node("node-b").label("node", "node-b").obj(),
+            node("node-a").label(node="node-a").obj(),
+            node("node-b").label(node="node-b").obj(),
         ],
-        [pod("p-a").node("node-a").label("foo").terminating().obj(), *on("node-b", "p-b")],
+        [pod("p-a").node("node-a").label(foo="").terminating().obj(), *on("node-b", "p-b")],
         {"node-a": OK, "node-b": NO},
     ),
     (
         "pods spread across nodes as 2/2/1, maxSkew is 2, and the number of domains < "
         "minDomains, then the third node fits",
-        pod().label("foo").spread(2, "node", "DoNotSchedule", FOO, 4).obj(),
-        [node(n).label("node", n).obj() for n in ("node-a", "node-b", "node-c")],
+        pod().label(foo="").spread_constraint(2, "node", "DoNotSchedule", FOO, 4).obj(),
+        [node(n).label(node=n).obj() for n in ("node-a", "node-b", "node-c")],
         [*on("node-a", "p-a1", "p-a2"), *on("node-b", "p-b1", "p-b2"), *on("node-c", "p-c1")],
         {"node-a": NO, "node-b": NO, "node-c": OK},
     ),
     (
         "pods spread across nodes as 2/2/1, maxSkew is 2, and the number of domains > "
         "minDomains, then the all nodes fit",
-        pod().label("foo").spread(2, "node", "DoNotSchedule", FOO, 2).obj(),
-        [node(n).label("node", n).obj() for n in ("node-a", "node-b", "node-c")],
+        pod().label(foo="").spread_constraint(2, "node", "DoNotSchedule", FOO, 2).obj(),
+        [node(n).label(node=n).obj() for n in ("node-a", "node-b", "node-c")],
         [*on("node-a", "p-a1", "p-a2"), *on("node-b", "p-b1", "p-b2"), *on("node-c", "p-c1")],
         {"node-a": OK, "node-b": OK, "node-c": OK},
     ),
     (
         "pods spread across zone as 2/1, maxSkew is 2 and the number of domains < minDomains, "
         "then the third and fourth nodes fit",
-        pod().label("foo").spread(2, "zone", "DoNotSchedule", FOO, 3).obj(),
+        pod().label(foo="").spread_constraint(2, "zone", "DoNotSchedule", FOO, 3).obj(),
         zone_nodes(),
         [*on("node-a", "p-b1"), *on("node-b", "p-b2"), *on("node-y", "p-y1")],
         {"node-a": NO, "node-b": NO, "node-x": OK, "node-y": OK},
@@ -195,12 +204,12 @@ def test_single_constraint(
 def two(
     zone_selector: dict[str, object], node_selector: dict[str, object], incoming: str = "foo"
 ) -> Pod:
-    p = pod().label(incoming)
+    p = pod().label(**{incoming: ""})
     if incoming == "foo" and node_selector is BAR:
-        p.label("bar")
+        p.label(bar="")
     return (
-        p.spread(1, "zone", "DoNotSchedule", zone_selector)
-        .spread(1, "node", "DoNotSchedule", node_selector)
+        p.spread_constraint(1, "zone", "DoNotSchedule", zone_selector)
+        .spread_constraint(1, "node", "DoNotSchedule", node_selector)
         .obj()
     )
 
@@ -244,9 +253,9 @@ MULTIPLE: list[tuple[str, Pod, list[Node], list[Pod], dict[str, Code]]] = [
         zone_nodes(),
         [
             *on("node-a", "p-a1"),
-            pod("p-a2").node("node-a").label("foo").label("bar").obj(),
+            pod("p-a2").node("node-a").label(foo="").label(bar="").obj(),
             *on("node-y", "p-y1"),
-            pod("p-y2").node("node-y").label("foo").label("bar").obj(),
+            pod("p-y2").node("node-y").label(foo="").label(bar="").obj(),
             *on("node-y", "p-y3"),
         ],
         {"node-a": NO, "node-b": OK, "node-x": NO, "node-y": NO},
@@ -267,17 +276,17 @@ MULTIPLE: list[tuple[str, Pod, list[Node], list[Pod], dict[str, Code]]] = [
         "two Constraints on zone and node, absence of label 'node' on node-x, "
         "spreads = [1/1, 1/0/0/1]",
         two(FOO, FOO),
-        [*zone_nodes()[:2], node("node-x").label("zone", "zone2").obj(), zone_nodes()[3]],
+        [*zone_nodes()[:2], node("node-x").label(zone="zone2").obj(), zone_nodes()[3]],
         [*on("node-a", "p-a1"), *on("node-y", "p-y3")],
         {"node-a": NO, "node-b": OK, "node-x": UUR, "node-y": NO},
     ),
     (
         "two node inclusion Constraints, zone: honor/ignore, node: ignore/ignore",
         pod()
-        .label("foo")
+        .label(foo="")
         .node_selector(foo="")
-        .spread(1, "zone", "DoNotSchedule", FOO)
-        .spread(1, "node", "DoNotSchedule", FOO, None, "Ignore")
+        .spread_constraint(1, "zone", "DoNotSchedule", FOO)
+        .spread_constraint(1, "node", "DoNotSchedule", FOO, None, "Ignore")
         .obj(),
         zone_nodes(("node-a", "foo", ""), ("node-b", "foo", ""), ("node-x", "foo", "")),
         [*on("node-a", "p-a1"), *on("node-b", "p-b1"), *on("node-y", "p-y1")],
@@ -286,13 +295,17 @@ MULTIPLE: list[tuple[str, Pod, list[Node], list[Pod], dict[str, Code]]] = [
     (
         "two node inclusion Constraints, zone: honor/honor, node: honor/ignore",
         pod()
-        .label("foo")
-        .spread(1, "zone", "DoNotSchedule", FOO, None, None, "Honor")
-        .spread(1, "node", "DoNotSchedule", FOO)
+        .label(foo="")
+        .spread_constraint(1, "zone", "DoNotSchedule", FOO, None, None, "Honor")
+        .spread_constraint(1, "node", "DoNotSchedule", FOO)
         .obj(),
         [
             *zone_nodes(("node-a", "foo", ""), ("node-b", "foo", ""), ("node-x", "foo", ""))[:3],
-            node("node-y").label("zone", "zone2").label("node", "node-y").taint(TAINTS).obj(),
+            node("node-y")
+            .label(zone="zone2")
+            .label(node="node-y")
+            .taint(UNSCHEDULABLE_TAINT)
+            .obj(),
         ],
         [*on("node-a", "p-a1"), *on("node-b", "p-b1"), *on("node-y", "p-y1")],
         {"node-a": NO, "node-b": NO, "node-x": OK, "node-y": NO},
@@ -300,18 +313,18 @@ MULTIPLE: list[tuple[str, Pod, list[Node], list[Pod], dict[str, Code]]] = [
     (
         "two node inclusion Constraints, zone: honor/ignore, node: honor/ignore",
         pod()
-        .label("foo")
+        .label(foo="")
         .node_selector(foo="")
-        .spread(1, "zone", "DoNotSchedule", FOO)
-        .spread(1, "node", "DoNotSchedule", FOO)
+        .spread_constraint(1, "zone", "DoNotSchedule", FOO)
+        .spread_constraint(1, "node", "DoNotSchedule", FOO)
         .obj(),
         [
             *zone_nodes(("node-a", "foo", ""), ("node-x", "foo", ""))[:3],
             node("node-y")
-            .label("zone", "zone2")
-            .label("node", "node-y")
-            .label("foo", "")
-            .taint(TAINTS)
+            .label(zone="zone2")
+            .label(node="node-y")
+            .label(foo="")
+            .taint(UNSCHEDULABLE_TAINT)
             .obj(),
         ],
         [*on("node-a", "p-a1"), *on("node-b", "p-b1"), *on("node-y", "p-y1")],
@@ -332,8 +345,8 @@ def test_multiple_constraints(
 
 
 def test_reasons_are_upstream_texts() -> None:
-    p = pod().label("foo").spread(1, "zone", "DoNotSchedule", FOO).obj()
-    nodes = [*zone_nodes()[:3], node("node-y").label("node", "node-y").obj()]
+    p = pod().label(foo="").spread_constraint(1, "zone", "DoNotSchedule", FOO).obj()
+    nodes = [*zone_nodes()[:3], node("node-y").label(node="node-y").obj()]
     pl = plugin()
     state, snapshot, _ = pre_filter(pl, p, nodes, on("node-a", "p-a1", "p-a2"))
     a = pl.filter(state, p, snapshot.list()[0])
@@ -350,7 +363,7 @@ def test_empty_label_selector_counts_no_pods() -> None:
     """v1.34's countPodsMatchSelector returns 0 for an empty selector (`labelSelector: {}`),
     so such a constraint never rejects a node while the incoming pod matches itself. Ours:
     upstream fixed this later (kubernetes#141339)."""
-    p = pod().label("foo").spread(1, "node", "DoNotSchedule", {}).obj()
+    p = pod().label(foo="").spread_constraint(1, "node", "DoNotSchedule", {}).obj()
     assert filter_codes(p, zone_nodes(), SPREAD_2_1_0_3) == {
         "node-a": OK,
         "node-b": OK,

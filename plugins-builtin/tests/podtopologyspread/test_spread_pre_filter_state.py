@@ -11,7 +11,7 @@ import pytest
 from podtopologyspread_helpers import (
     BAR,
     FOO,
-    TAINTS,
+    UNSCHEDULABLE_TAINT,
     label_selector,
     node,
     paths,
@@ -34,7 +34,7 @@ MAX = 2**31 - 1
 def zone_nodes() -> list[Node]:
     """node-a, node-b in zone1 and node-x, node-y in zone2, each with a `node` label."""
     return [
-        node(n).label("zone", z).label("node", n).obj()
+        node(n).label(zone=z).label(node=n).obj()
         for n, z in (
             ("node-a", "zone1"),
             ("node-b", "zone1"),
@@ -49,7 +49,7 @@ def foo_pods(**per_node: int) -> list[Pod]:
     out = []
     for key, n in per_node.items():
         name = key.replace("_", "-")
-        out += [pod(f"p-{name[-1]}{i}").node(name).label("foo").obj() for i in range(1, n + 1)]
+        out += [pod(f"p-{name[-1]}{i}").node(name).label(foo="").obj() for i in range(1, n + 1)]
     return out
 
 
@@ -75,7 +75,10 @@ def sel(data: dict[str, Any] | None) -> Selector:
 CASES = [
     Case(
         "clean cluster with one spreadConstraint",
-        pod().label("foo").spread(5, "zone", "DoNotSchedule", label_selector(foo="bar")).obj(),
+        pod()
+        .label(foo="")
+        .spread_constraint(5, "zone", "DoNotSchedule", label_selector(foo="bar"))
+        .obj(),
         want={
             "zone": (
                 5,
@@ -87,45 +90,45 @@ CASES = [
     ),
     Case(
         "normal case with one spreadConstraint",
-        pod().label("foo").spread(1, "zone", "DoNotSchedule", FOO).obj(),
+        pod().label(foo="").spread_constraint(1, "zone", "DoNotSchedule", FOO).obj(),
         existing=foo_pods(node_a=2, node_b=1, node_y=2),
         want={"zone": (1, FOO, {"zone1": 3, "zone2": 2}, (("zone2", 2), ("zone1", 3)))},
     ),
     Case(
         "normal case with null label selector",
-        pod().label("foo").spread(1, "zone", "DoNotSchedule", None).obj(),
+        pod().label(foo="").spread_constraint(1, "zone", "DoNotSchedule", None).obj(),
         existing=foo_pods(node_a=2, node_b=1, node_y=2),
         want={"zone": (1, None, {"zone1": 0, "zone2": 0}, (("zone1", 0), ("zone2", 0)))},
     ),
     Case(
         "normal case with one spreadConstraint, on a 3-zone cluster",
-        pod().label("foo").spread(1, "zone", "DoNotSchedule", FOO).obj(),
+        pod().label(foo="").spread_constraint(1, "zone", "DoNotSchedule", FOO).obj(),
         nodes=[
             *zone_nodes(),
-            node("node-o").label("zone", "zone3").label("node", "node-o").obj(),
-            node("node-p").label("zone", "zone3").label("node", "node-p").obj(),
+            node("node-o").label(zone="zone3").label(node="node-o").obj(),
+            node("node-p").label(zone="zone3").label(node="node-p").obj(),
         ],
         existing=foo_pods(node_a=2, node_b=1, node_y=2),
         want={"zone": (1, FOO, {"zone1": 3, "zone2": 2, "zone3": 0}, (("zone3", 0), ("zone2", 2)))},
     ),
     Case(
         "namespace mismatch doesn't count",
-        pod().label("foo").spread(1, "zone", "DoNotSchedule", FOO).obj(),
+        pod().label(foo="").spread_constraint(1, "zone", "DoNotSchedule", FOO).obj(),
         existing=[
-            pod("p-a1").node("node-a").label("foo").obj(),
-            pod("p-a2").ns("ns1").node("node-a").label("foo").obj(),
-            pod("p-b1").node("node-b").label("foo").obj(),
-            pod("p-y1").ns("ns2").node("node-y").label("foo").obj(),
-            pod("p-y2").node("node-y").label("foo").obj(),
+            pod("p-a1").node("node-a").label(foo="").obj(),
+            pod("p-a2").namespace("ns1").node("node-a").label(foo="").obj(),
+            pod("p-b1").node("node-b").label(foo="").obj(),
+            pod("p-y1").namespace("ns2").node("node-y").label(foo="").obj(),
+            pod("p-y2").node("node-y").label(foo="").obj(),
         ],
         want={"zone": (1, FOO, {"zone1": 2, "zone2": 1}, (("zone2", 1), ("zone1", 2)))},
     ),
     Case(
         "normal case with two spreadConstraints",
         pod()
-        .label("foo")
-        .spread(1, "zone", "DoNotSchedule", FOO)
-        .spread(1, "node", "DoNotSchedule", FOO)
+        .label(foo="")
+        .spread_constraint(1, "zone", "DoNotSchedule", FOO)
+        .spread_constraint(1, "node", "DoNotSchedule", FOO)
         .obj(),
         existing=foo_pods(node_a=2, node_b=1, node_y=4),
         want={
@@ -141,11 +144,11 @@ CASES = [
     Case(
         "soft spreadConstraints should be bypassed",
         pod()
-        .label("foo")
-        .spread(1, "zone", "ScheduleAnyway", FOO)
-        .spread(1, "zone", "DoNotSchedule", FOO)
-        .spread(1, "node", "ScheduleAnyway", FOO)
-        .spread(1, "node", "DoNotSchedule", FOO)
+        .label(foo="")
+        .spread_constraint(1, "zone", "ScheduleAnyway", FOO)
+        .spread_constraint(1, "zone", "DoNotSchedule", FOO)
+        .spread_constraint(1, "node", "ScheduleAnyway", FOO)
+        .spread_constraint(1, "node", "DoNotSchedule", FOO)
         .obj(),
         nodes=[n for n in zone_nodes() if n.metadata.name != "node-x"],
         existing=foo_pods(node_a=2, node_b=1, node_y=4),
@@ -162,10 +165,10 @@ CASES = [
     Case(
         "two spreadConstraints, and with podAffinity",  # upstream's name; it is node affinity
         pod()
-        .label("foo")
+        .label(foo="")
         .node_affinity_not_in("node", ["node-x"])
-        .spread(1, "zone", "DoNotSchedule", FOO)
-        .spread(1, "node", "DoNotSchedule", FOO)
+        .spread_constraint(1, "zone", "DoNotSchedule", FOO)
+        .spread_constraint(1, "node", "DoNotSchedule", FOO)
         .obj(),
         existing=foo_pods(node_a=2, node_b=1, node_y=4),
         want={
@@ -180,7 +183,7 @@ CASES = [
     ),
     Case(
         "default constraints and a service",
-        pod().label("foo", "bar").label("baz", "kar").obj(),
+        pod().label(foo="bar").label(baz="kar").obj(),
         nodes=[],
         args={
             "defaultingType": "List",
@@ -198,7 +201,7 @@ CASES = [
     ),
     Case(
         "default constraints and a service that doesn't match",
-        pod().label("foo", "bar").obj(),
+        pod().label(foo="bar").obj(),
         nodes=[],
         args={
             "defaultingType": "List",
@@ -212,10 +215,10 @@ CASES = [
     Case(
         "default constraints and a service, but pod has constraints",
         pod()
-        .label("foo", "bar")
-        .label("baz", "tar")
-        .spread(1, "zone", "DoNotSchedule", label_selector(baz="tar"))
-        .spread(2, "planet", "ScheduleAnyway", label_selector(fot="rok"))
+        .label(foo="bar")
+        .label(baz="tar")
+        .spread_constraint(1, "zone", "DoNotSchedule", label_selector(baz="tar"))
+        .spread_constraint(2, "planet", "ScheduleAnyway", label_selector(fot="rok"))
         .obj(),
         nodes=[],
         args={
@@ -229,7 +232,7 @@ CASES = [
     ),
     Case(
         "default soft constraints and a service",
-        pod().label("foo", "bar").obj(),
+        pod().label(foo="bar").obj(),
         nodes=[],
         args={
             "defaultingType": "List",
@@ -242,16 +245,20 @@ CASES = [
     ),
     Case(
         "NodeAffinityPolicy honored with labelSelectors",
-        pod().label("foo").node_selector(foo="").spread(1, "node", "DoNotSchedule", BAR).obj(),
+        pod()
+        .label(foo="")
+        .node_selector(foo="")
+        .spread_constraint(1, "node", "DoNotSchedule", BAR)
+        .obj(),
         nodes=[
-            node("node-a").label("node", "node-a").label("foo", "").obj(),
-            node("node-b").label("node", "node-b").label("foo", "").obj(),
-            node("node-c").label("node", "node-c").label("bar", "").obj(),
+            node("node-a").label(node="node-a").label(foo="").obj(),
+            node("node-b").label(node="node-b").label(foo="").obj(),
+            node("node-c").label(node="node-c").label(bar="").obj(),
         ],
         existing=[
-            pod("p-a").node("node-a").label("bar").obj(),
-            pod("p-b").node("node-b").label("bar").obj(),
-            pod("p-c").node("node-b").label("bar").obj(),
+            pod("p-a").node("node-a").label(bar="").obj(),
+            pod("p-b").node("node-b").label(bar="").obj(),
+            pod("p-c").node("node-b").label(bar="").obj(),
             pod("p-d").node("node-c").obj(),
         ],
         want={"node": (1, BAR, {"node-a": 1, "node-b": 2}, (("node-a", 1), ("node-b", 2)))},
@@ -259,19 +266,19 @@ CASES = [
     Case(
         "NodeAffinityPolicy ignored with labelSelectors",
         pod()
-        .label("foo")
+        .label(foo="")
         .node_selector(foo="")
-        .spread(1, "node", "DoNotSchedule", BAR, None, "Ignore")
+        .spread_constraint(1, "node", "DoNotSchedule", BAR, None, "Ignore")
         .obj(),
         nodes=[
-            node("node-a").label("node", "node-a").label("foo", "").obj(),
-            node("node-b").label("node", "node-b").label("foo", "").obj(),
-            node("node-c").label("node", "node-c").label("bar", "").obj(),
+            node("node-a").label(node="node-a").label(foo="").obj(),
+            node("node-b").label(node="node-b").label(foo="").obj(),
+            node("node-c").label(node="node-c").label(bar="").obj(),
         ],
         existing=[
-            pod("p-a").node("node-a").label("bar").obj(),
-            pod("p-b").node("node-b").label("bar").obj(),
-            pod("p-c").node("node-b").label("bar").obj(),
+            pod("p-a").node("node-a").label(bar="").obj(),
+            pod("p-b").node("node-b").label(bar="").obj(),
+            pod("p-c").node("node-b").label(bar="").obj(),
             pod("p-d").node("node-c").obj(),
         ],
         want={
@@ -285,16 +292,19 @@ CASES = [
     ),
     Case(
         "NodeTaintsPolicy honored",
-        pod().label("foo").spread(1, "node", "DoNotSchedule", BAR, None, None, "Honor").obj(),
+        pod()
+        .label(foo="")
+        .spread_constraint(1, "node", "DoNotSchedule", BAR, None, None, "Honor")
+        .obj(),
         nodes=[
-            node("node-a").label("node", "node-a").label("foo", "").obj(),
-            node("node-b").label("node", "node-b").label("foo", "").obj(),
-            node("node-c").label("node", "node-c").label("bar", "").taint(TAINTS).obj(),
+            node("node-a").label(node="node-a").label(foo="").obj(),
+            node("node-b").label(node="node-b").label(foo="").obj(),
+            node("node-c").label(node="node-c").label(bar="").taint(UNSCHEDULABLE_TAINT).obj(),
         ],
         existing=[
-            pod("p-a").node("node-a").label("bar").obj(),
-            pod("p-b").node("node-b").label("bar").obj(),
-            pod("p-c").node("node-b").label("bar").obj(),
+            pod("p-a").node("node-a").label(bar="").obj(),
+            pod("p-b").node("node-b").label(bar="").obj(),
+            pod("p-c").node("node-b").label(bar="").obj(),
             pod("p-d").node("node-c").obj(),
         ],
         want={"node": (1, BAR, {"node-a": 1, "node-b": 2}, (("node-a", 1), ("node-b", 2)))},
@@ -302,14 +312,14 @@ CASES = [
     Case(
         "matchLabelKeys add the pod's own label values to the selector",  # ours
         pod()
-        .label("foo")
-        .label("bar", "a")
-        .spread(1, "zone", "DoNotSchedule", FOO, match_label_keys=["bar"])
+        .label(foo="")
+        .label(bar="a")
+        .spread_constraint(1, "zone", "DoNotSchedule", FOO, match_label_keys=["bar"])
         .obj(),
         existing=[
-            pod("p-a1").node("node-a").label("foo").label("bar", "a").obj(),
-            pod("p-a2").node("node-a").label("foo").obj(),
-            pod("p-x1").node("node-x").label("foo").label("bar", "b").obj(),
+            pod("p-a1").node("node-a").label(foo="").label(bar="a").obj(),
+            pod("p-a2").node("node-a").label(foo="").obj(),
+            pod("p-x1").node("node-x").label(foo="").label(bar="b").obj(),
         ],
         want={
             "zone": (
@@ -350,7 +360,9 @@ def test_pre_filter_state(case: Case) -> None:
 def test_defaults_of_node_inclusion_policies_and_min_domains() -> None:
     pl = plugin()
     state, _, _ = pre_filter(
-        pl, pod().label("foo").spread(1, "zone", "DoNotSchedule", FOO).obj(), zone_nodes()
+        pl,
+        pod().label(foo="").spread_constraint(1, "zone", "DoNotSchedule", FOO).obj(),
+        zone_nodes(),
     )
     (c,) = state.read(PRE_FILTER_STATE_KEY).constraints
     assert (c.min_domains, c.node_affinity_policy, c.node_taints_policy) == (1, "Honor", "Ignore")
@@ -377,18 +389,18 @@ def _update(
 def test_add_pod_to_a_zone_node_moves_the_critical_path() -> None:
     # upstream "node a and b both impact current min match": zone spread 1/1 → 2/1
     nodes = [
-        node("node-a").label("zone", "zone1").label("node", "node-a").obj(),
-        node("node-b").label("zone", "zone2").label("node", "node-b").obj(),
+        node("node-a").label(zone="zone1").label(node="node-a").obj(),
+        node("node-b").label(zone="zone2").label(node="node-b").obj(),
     ]
-    preemptor = pod().label("foo").spread(1, "zone", "DoNotSchedule", FOO).obj()
+    preemptor = pod().label(foo="").spread_constraint(1, "zone", "DoNotSchedule", FOO).obj()
     got = _update(
         preemptor,
         nodes,
         [
-            pod("p-a1").node("node-a").label("foo").obj(),
-            pod("p-b1").node("node-b").label("foo").obj(),
+            pod("p-a1").node("node-a").label(foo="").obj(),
+            pod("p-b1").node("node-b").label(foo="").obj(),
         ],
-        pod("p-a2").node("node-a").label("foo").obj(),
+        pod("p-a2").node("node-a").label(foo="").obj(),
         0,
         add=True,
     )
@@ -397,11 +409,11 @@ def test_add_pod_to_a_zone_node_moves_the_critical_path() -> None:
 
 
 def test_add_pod_of_another_namespace_or_not_matching_changes_nothing() -> None:
-    preemptor = pod().label("foo").spread(1, "zone", "DoNotSchedule", FOO).obj()
-    existing = [pod("p-a1").node("node-a").label("foo").obj()]
+    preemptor = pod().label(foo="").spread_constraint(1, "zone", "DoNotSchedule", FOO).obj()
+    existing = [pod("p-a1").node("node-a").label(foo="").obj()]
     for changed in (
-        pod("p-a2").ns("ns1").node("node-a").label("foo").obj(),
-        pod("p-a2").node("node-a").label("bar").obj(),
+        pod("p-a2").namespace("ns1").node("node-a").label(foo="").obj(),
+        pod("p-a2").node("node-a").label(bar="").obj(),
     ):
         got = _update(preemptor, zone_nodes(), existing, changed, 0, add=True)
         assert got.tp_value_to_match_num == [{"zone1": 1, "zone2": 0}]
@@ -412,9 +424,9 @@ def test_remove_pod_two_constraints() -> None:
     nodes = zone_nodes()[:3]
     preemptor = (
         pod()
-        .label("foo")
-        .spread(1, "zone", "DoNotSchedule", FOO)
-        .spread(1, "node", "DoNotSchedule", FOO)
+        .label(foo="")
+        .spread_constraint(1, "zone", "DoNotSchedule", FOO)
+        .spread_constraint(1, "node", "DoNotSchedule", FOO)
         .obj()
     )
     existing = foo_pods(node_a=2, node_b=1, node_x=2)
@@ -432,22 +444,22 @@ def test_remove_pod_two_constraints() -> None:
 def test_remove_pod_on_a_node_the_preemptor_affinity_excludes() -> None:
     # upstream "remove a pod when scheduling node affinity unmatched pod ... enabled"
     nodes = [
-        node("node-a").label("zone", "zone1").label("node", "node-a").label("foo", "bar").obj(),
-        node("node-b").label("zone", "zone2").label("node", "node-b").label("foo", "").obj(),
+        node("node-a").label(zone="zone1").label(node="node-a").label(foo="bar").obj(),
+        node("node-b").label(zone="zone2").label(node="node-b").label(foo="").obj(),
     ]
     preemptor = (
         pod()
-        .label("foo")
+        .label(foo="")
         .node_affinity_not_in("foo", ["bar"])
-        .spread(1, "zone", "DoNotSchedule", FOO)
+        .spread_constraint(1, "zone", "DoNotSchedule", FOO)
         .obj()
     )
     existing = [
-        pod("p-a2").node("node-a").label("foo").obj(),
-        pod("p-b1").node("node-b").label("foo").obj(),
+        pod("p-a2").node("node-a").label(foo="").obj(),
+        pod("p-b1").node("node-b").label(foo="").obj(),
     ]
     got = _update(
-        preemptor, nodes, existing, pod("p-a1").node("node-a").label("foo").obj(), 0, False
+        preemptor, nodes, existing, pod("p-a1").node("node-a").label(foo="").obj(), 0, False
     )
     assert got.tp_value_to_match_num == [{"zone2": 1}]
     assert got.critical_paths[0].paths == [("zone2", 1), ("", MAX)]
@@ -455,12 +467,12 @@ def test_remove_pod_on_a_node_the_preemptor_affinity_excludes() -> None:
 
 def test_clone_is_independent() -> None:
     pl = plugin()
-    preemptor = pod().label("foo").spread(1, "zone", "DoNotSchedule", FOO).obj()
+    preemptor = pod().label(foo="").spread_constraint(1, "zone", "DoNotSchedule", FOO).obj()
     state, snapshot, _ = pre_filter(pl, preemptor, zone_nodes(), foo_pods(node_a=1))
     copy = state.clone()
     info = snapshot.get("node-x")
     assert info is not None
-    pl.add_pod(copy, preemptor, PodInfo(pod("new").node("node-x").label("foo").obj()), info)
+    pl.add_pod(copy, preemptor, PodInfo(pod("new").node("node-x").label(foo="").obj()), info)
     assert state.read(PRE_FILTER_STATE_KEY).tp_value_to_match_num == [{"zone1": 1, "zone2": 0}]
     assert copy.read(PRE_FILTER_STATE_KEY).tp_value_to_match_num == [{"zone1": 1, "zone2": 1}]
 

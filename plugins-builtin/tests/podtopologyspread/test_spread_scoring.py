@@ -13,7 +13,7 @@ from podtopologyspread_helpers import (
     BAR,
     FOO,
     HOSTNAME,
-    TAINTS,
+    UNSCHEDULABLE_TAINT,
     label_selector,
     node,
     plugin,
@@ -35,36 +35,36 @@ LIST: dict[str, Any] = {"defaultingType": "List"}
 
 
 def host_nodes(*names: str) -> list[Node]:
-    return [node(n).label(HOSTNAME, n).obj() for n in names]
+    return [node(n).label(**{HOSTNAME: n}).obj() for n in names]
 
 
 def foo_on(spread: dict[str, int], label: str = "foo") -> list[Pod]:
     """Pods labelled `label`, `spread` = {node: count}, named p-<node letter><i>."""
     return [
-        pod(f"p-{n[-1]}{i}").node(n).label(label).obj()
+        pod(f"p-{n[-1]}{i}").node(n).label(**{label: ""}).obj()
         for n, count in spread.items()
         for i in range(1, count + 1)
     ]
 
 
 def zone_host_nodes(*zones: tuple[str, str]) -> list[Node]:
-    return [node(n).label("zone", z).label(HOSTNAME, n).obj() for n, z in zones]
+    return [node(n).label(zone=z).label(**{HOSTNAME: n}).obj() for n, z in zones]
 
 
 A1_B1_X2_Y2 = (("node-a", "zone1"), ("node-b", "zone1"), ("node-x", "zone2"), ("node-y", "zone2"))
-FOO_HOST = pod().label("foo").spread(1, HOSTNAME, "ScheduleAnyway", FOO).obj()
+FOO_HOST = pod().label(foo="").spread_constraint(1, HOSTNAME, "ScheduleAnyway", FOO).obj()
 FOO_ZONE_AND_BAR_HOST = (
     pod()
-    .label("foo")
-    .label("bar")
-    .spread(1, "zone", "ScheduleAnyway", FOO)
-    .spread(1, HOSTNAME, "ScheduleAnyway", BAR)
+    .label(foo="")
+    .label(bar="")
+    .spread_constraint(1, "zone", "ScheduleAnyway", FOO)
+    .spread_constraint(1, HOSTNAME, "ScheduleAnyway", BAR)
     .obj()
 )
 NODE_ABC = [
-    node("node-a").label("node", "node-a").label("foo", "").obj(),
-    node("node-b").label("node", "node-b").label("foo", "").obj(),
-    node("node-c").label("node", "node-c").obj(),
+    node("node-a").label(node="node-a").label(foo="").obj(),
+    node("node-b").label(node="node-b").label(foo="").obj(),
+    node("node-c").label(node="node-c").obj(),
 ]
 A2_B1_C1 = {"node-a": 2, "node-b": 1, "node-c": 1}
 
@@ -107,7 +107,7 @@ SCORE_CASES: list[tuple[str, Pod, list[Node], list[Node], list[Pod], dict[str, i
     ),
     (
         "one constraint on node, null selector",
-        pod().label("foo").spread(1, HOSTNAME, "ScheduleAnyway", None).obj(),
+        pod().label(foo="").spread_constraint(1, HOSTNAME, "ScheduleAnyway", None).obj(),
         host_nodes("node-a", "node-b", "node-c", "node-d"),
         [],
         foo_on({"node-a": 2, "node-b": 1, "node-d": 3}),
@@ -116,7 +116,7 @@ SCORE_CASES: list[tuple[str, Pod, list[Node], list[Node], list[Pod], dict[str, i
     ),
     (
         "one constraint on node, all 4 nodes are candidates, maxSkew=2",
-        pod().label("foo").spread(2, HOSTNAME, "ScheduleAnyway", FOO).obj(),
+        pod().label(foo="").spread_constraint(2, HOSTNAME, "ScheduleAnyway", FOO).obj(),
         host_nodes("node-a", "node-b", "node-c", "node-d"),
         [],
         foo_on({"node-a": 2, "node-b": 1, "node-d": 3}),
@@ -125,7 +125,7 @@ SCORE_CASES: list[tuple[str, Pod, list[Node], list[Node], list[Pod], dict[str, i
     ),
     (
         "one constraint on node, all 4 nodes are candidates, maxSkew=3",
-        pod().label("foo").spread(3, HOSTNAME, "ScheduleAnyway", FOO).obj(),
+        pod().label(foo="").spread_constraint(3, HOSTNAME, "ScheduleAnyway", FOO).obj(),
         host_nodes("node-a", "node-b", "node-c", "node-d"),
         [],
         foo_on({"node-a": 4, "node-b": 3, "node-c": 2, "node-d": 1}),
@@ -134,7 +134,7 @@ SCORE_CASES: list[tuple[str, Pod, list[Node], list[Node], list[Pod], dict[str, i
     ),
     (
         "system defaulting, nodes don't have zone, pods match service",
-        pod().label("foo").obj(),
+        pod().label(foo="").obj(),
         host_nodes("node-a", "node-b", "node-c", "node-d"),
         [],
         foo_on({"node-a": 4, "node-b": 3, "node-c": 2, "node-d": 1}),
@@ -154,7 +154,7 @@ SCORE_CASES: list[tuple[str, Pod, list[Node], list[Node], list[Pod], dict[str, i
         "one constraint on node, 3 out of 4 nodes are candidates, one node doesn't match "
         "topology key",
         FOO_HOST,
-        [*host_nodes("node-a"), node("node-b").label("n", "node-b").obj(), *host_nodes("node-x")],
+        [*host_nodes("node-a"), node("node-b").label(n="node-b").obj(), *host_nodes("node-x")],
         host_nodes("node-y"),
         foo_on({"node-a": 4, "node-b": 2, "node-x": 1, "node-y": 3}),
         {"node-a": 16, "node-b": 0, "node-x": 100},
@@ -162,7 +162,7 @@ SCORE_CASES: list[tuple[str, Pod, list[Node], list[Node], list[Pod], dict[str, i
     ),
     (
         "one constraint on zone, 3 out of 4 nodes are candidates",
-        pod().label("foo").spread(1, "zone", "ScheduleAnyway", FOO).obj(),
+        pod().label(foo="").spread_constraint(1, "zone", "ScheduleAnyway", FOO).obj(),
         zone_host_nodes(*A1_B1_X2_Y2[:3]),
         zone_host_nodes(A1_B1_X2_Y2[3]),
         foo_on({"node-a": 4, "node-b": 2, "node-x": 1, "node-y": 3}),
@@ -172,9 +172,9 @@ SCORE_CASES: list[tuple[str, Pod, list[Node], list[Node], list[Pod], dict[str, i
     (
         "two Constraints on zone and node, 2 out of 4 nodes are candidates",
         pod()
-        .label("foo")
-        .spread(1, "zone", "ScheduleAnyway", FOO)
-        .spread(1, HOSTNAME, "ScheduleAnyway", FOO)
+        .label(foo="")
+        .spread_constraint(1, "zone", "ScheduleAnyway", FOO)
+        .spread_constraint(1, HOSTNAME, "ScheduleAnyway", FOO)
         .obj(),
         zone_host_nodes(A1_B1_X2_Y2[0], A1_B1_X2_Y2[2]),
         zone_host_nodes(A1_B1_X2_Y2[1], A1_B1_X2_Y2[3]),
@@ -188,10 +188,10 @@ SCORE_CASES: list[tuple[str, Pod, list[Node], list[Node], list[Pod], dict[str, i
         zone_host_nodes(*A1_B1_X2_Y2),
         [],
         [
-            pod("p-a1").node("node-a").label("foo").obj(),
-            pod("p-b1").node("node-b").label("foo").label("bar").obj(),
-            pod("p-y1").node("node-y").label("foo").obj(),
-            pod("p-y2").node("node-y").label("bar").obj(),
+            pod("p-a1").node("node-a").label(foo="").obj(),
+            pod("p-b1").node("node-b").label(foo="").label(bar="").obj(),
+            pod("p-y1").node("node-y").label(foo="").obj(),
+            pod("p-y2").node("node-y").label(bar="").obj(),
         ],
         {"node-a": 60, "node-b": 20, "node-x": 100, "node-y": 60},
         None,
@@ -202,9 +202,9 @@ SCORE_CASES: list[tuple[str, Pod, list[Node], list[Node], list[Pod], dict[str, i
         zone_host_nodes(*A1_B1_X2_Y2),
         [],
         [
-            pod("p-b1").node("node-b").label("bar").obj(),
-            pod("p-x1").node("node-x").label("foo").obj(),
-            pod("p-y1").node("node-y").label("foo").label("bar").obj(),
+            pod("p-b1").node("node-b").label(bar="").obj(),
+            pod("p-x1").node("node-x").label(foo="").obj(),
+            pod("p-y1").node("node-y").label(foo="").label(bar="").obj(),
         ],
         {"node-a": 100, "node-b": 60, "node-x": 40, "node-y": 0},
         None,
@@ -216,10 +216,10 @@ SCORE_CASES: list[tuple[str, Pod, list[Node], list[Node], list[Pod], dict[str, i
         zone_host_nodes(*A1_B1_X2_Y2[:3]),
         zone_host_nodes(A1_B1_X2_Y2[3]),
         [
-            pod("p-a1").node("node-a").label("foo").obj(),
-            pod("p-b1").node("node-b").label("foo").label("bar").obj(),
-            pod("p-y1").node("node-y").label("foo").obj(),
-            pod("p-y2").node("node-y").label("bar").obj(),
+            pod("p-a1").node("node-a").label(foo="").obj(),
+            pod("p-b1").node("node-b").label(foo="").label(bar="").obj(),
+            pod("p-y1").node("node-y").label(foo="").obj(),
+            pod("p-y2").node("node-y").label(bar="").obj(),
         ],
         {"node-a": 50, "node-b": 25, "node-x": 100},
         None,
@@ -230,10 +230,10 @@ SCORE_CASES: list[tuple[str, Pod, list[Node], list[Node], list[Pod], dict[str, i
         host_nodes("node-a", "node-b"),
         [],
         [
-            pod("p-a1").ns("ns1").node("node-a").label("foo").obj(),
-            pod("p-a2").node("node-a").label("foo").obj(),
-            pod("p-b1").node("node-b").label("foo").obj(),
-            pod("p-b2").node("node-b").label("foo").obj(),
+            pod("p-a1").namespace("ns1").node("node-a").label(foo="").obj(),
+            pod("p-a2").node("node-a").label(foo="").obj(),
+            pod("p-b1").node("node-b").label(foo="").obj(),
+            pod("p-b2").node("node-b").label(foo="").obj(),
         ],
         {"node-a": 100, "node-b": 33},
         None,
@@ -243,14 +243,14 @@ SCORE_CASES: list[tuple[str, Pod, list[Node], list[Node], list[Pod], dict[str, i
         FOO_HOST,
         host_nodes("node-a", "node-b"),
         [],
-        [pod("p-a").node("node-a").label("foo").terminating().obj(), *foo_on({"node-b": 1})],
+        [pod("p-a").node("node-a").label(foo="").terminating().obj(), *foo_on({"node-b": 1})],
         {"node-a": 100, "node-b": 0},
         None,
     ),
     (
         "minDomains has no effect when ScheduleAnyway",
-        pod().label("foo").spread(2, "node", "ScheduleAnyway", FOO, 10).obj(),
-        [node(n).label("node", n).obj() for n in ("node-a", "node-b", "node-c")],
+        pod().label(foo="").spread_constraint(2, "node", "ScheduleAnyway", FOO, 10).obj(),
+        [node(n).label(node=n).obj() for n in ("node-a", "node-b", "node-c")],
         [],
         foo_on({"node-a": 2, "node-b": 2, "node-c": 1}),
         {"node-a": 75, "node-b": 75, "node-c": 100},
@@ -258,7 +258,11 @@ SCORE_CASES: list[tuple[str, Pod, list[Node], list[Node], list[Pod], dict[str, i
     ),
     (
         "NodeAffinityPolicy honored with labelSelectors",
-        pod().label("foo").node_selector(foo="").spread(1, "node", "ScheduleAnyway", FOO).obj(),
+        pod()
+        .label(foo="")
+        .node_selector(foo="")
+        .spread_constraint(1, "node", "ScheduleAnyway", FOO)
+        .obj(),
         NODE_ABC,
         [],
         foo_on(A2_B1_C1),
@@ -268,9 +272,9 @@ SCORE_CASES: list[tuple[str, Pod, list[Node], list[Node], list[Pod], dict[str, i
     (
         "NodeAffinityPolicy ignored with labelSelectors",
         pod()
-        .label("foo")
+        .label(foo="")
         .node_selector(foo="")
-        .spread(1, "node", "ScheduleAnyway", FOO, None, "Ignore")
+        .spread_constraint(1, "node", "ScheduleAnyway", FOO, None, "Ignore")
         .obj(),
         NODE_ABC,
         [],
@@ -281,9 +285,9 @@ SCORE_CASES: list[tuple[str, Pod, list[Node], list[Node], list[Pod], dict[str, i
     (
         "NodeAffinityPolicy honored with nodeAffinity",
         pod()
-        .label("foo")
+        .label(foo="")
         .node_affinity_in("foo", [""])
-        .spread(1, "node", "ScheduleAnyway", FOO)
+        .spread_constraint(1, "node", "ScheduleAnyway", FOO)
         .obj(),
         NODE_ABC,
         [],
@@ -293,11 +297,14 @@ SCORE_CASES: list[tuple[str, Pod, list[Node], list[Node], list[Pod], dict[str, i
     ),
     (
         "NodeTaintsPolicy honored",
-        pod().label("foo").spread(1, "node", "ScheduleAnyway", FOO, None, None, "Honor").obj(),
+        pod()
+        .label(foo="")
+        .spread_constraint(1, "node", "ScheduleAnyway", FOO, None, None, "Honor")
+        .obj(),
         [
-            node("node-a").label("node", "node-a").obj(),
-            node("node-b").label("node", "node-b").obj(),
-            node("node-c").label("node", "node-c").taint(TAINTS).obj(),
+            node("node-a").label(node="node-a").obj(),
+            node("node-b").label(node="node-b").obj(),
+            node("node-c").label(node="node-c").taint(UNSCHEDULABLE_TAINT).obj(),
         ],
         [],
         foo_on(A2_B1_C1),
@@ -306,11 +313,11 @@ SCORE_CASES: list[tuple[str, Pod, list[Node], list[Node], list[Pod], dict[str, i
     ),
     (
         "NodeTaintsPolicy ignored",
-        pod().label("foo").spread(1, "node", "ScheduleAnyway", FOO).obj(),
+        pod().label(foo="").spread_constraint(1, "node", "ScheduleAnyway", FOO).obj(),
         [
-            node("node-a").label("node", "node-a").obj(),
-            node("node-b").label("node", "node-b").obj(),
-            node("node-c").label("node", "node-c").taint(TAINTS).obj(),
+            node("node-a").label(node="node-a").obj(),
+            node("node-b").label(node="node-b").obj(),
+            node("node-c").label(node="node-c").taint(UNSCHEDULABLE_TAINT).obj(),
         ],
         [],
         foo_on(A2_B1_C1),
@@ -320,20 +327,20 @@ SCORE_CASES: list[tuple[str, Pod, list[Node], list[Node], list[Pod], dict[str, i
     (
         "matchLabelKeys ANDed with LabelSelector when LabelSelector is empty",
         pod()
-        .label("foo")
-        .label("bar")
-        .spread(1, "zone", "ScheduleAnyway", {}, match_label_keys=["foo"])
-        .spread(1, HOSTNAME, "ScheduleAnyway", {}, match_label_keys=["bar"])
+        .label(foo="")
+        .label(bar="")
+        .spread_constraint(1, "zone", "ScheduleAnyway", {}, match_label_keys=["foo"])
+        .spread_constraint(1, HOSTNAME, "ScheduleAnyway", {}, match_label_keys=["bar"])
         .obj(),
         zone_host_nodes(
             ("node-a", "zone1"), ("node-b", "zone1"), ("node-c", "zone2"), ("node-d", "zone2")
         ),
         [],
         [
-            pod("p-a1").node("node-a").label("foo").obj(),
-            pod("p-b1").node("node-b").label("foo").label("bar").obj(),
-            pod("p-y1").node("node-c").label("foo").obj(),
-            pod("p-y2").node("node-c").label("bar").obj(),
+            pod("p-a1").node("node-a").label(foo="").obj(),
+            pod("p-b1").node("node-b").label(foo="").label(bar="").obj(),
+            pod("p-y1").node("node-c").label(foo="").obj(),
+            pod("p-y2").node("node-c").label(bar="").obj(),
         ],
         {"node-a": 60, "node-b": 20, "node-c": 60, "node-d": 100},
         None,
@@ -341,22 +348,22 @@ SCORE_CASES: list[tuple[str, Pod, list[Node], list[Node], list[Pod], dict[str, i
     (
         "matchLabelKeys ANDed with LabelSelector when LabelSelector isn't empty",
         pod()
-        .label("foo")
-        .label("bar")
-        .label("baz")
-        .spread(1, "zone", "ScheduleAnyway", FOO)
-        .spread(1, HOSTNAME, "ScheduleAnyway", BAR, match_label_keys=["baz"])
+        .label(foo="")
+        .label(bar="")
+        .label(baz="")
+        .spread_constraint(1, "zone", "ScheduleAnyway", FOO)
+        .spread_constraint(1, HOSTNAME, "ScheduleAnyway", BAR, match_label_keys=["baz"])
         .obj(),
         zone_host_nodes(
             ("node-a", "zone1"), ("node-b", "zone1"), ("node-c", "zone2"), ("node-d", "zone2")
         ),
         [],
         [
-            pod("p-a1").node("node-a").label("foo").obj(),
-            pod("p-b1").node("node-b").label("foo").label("bar").label("baz").obj(),
-            pod("p-c1").node("node-c").label("foo").obj(),
-            pod("p-c2").node("node-c").label("bar").obj(),
-            pod("p-d3").node("node-c").label("bar").label("baz").obj(),
+            pod("p-a1").node("node-a").label(foo="").obj(),
+            pod("p-b1").node("node-b").label(foo="").label(bar="").label(baz="").obj(),
+            pod("p-c1").node("node-c").label(foo="").obj(),
+            pod("p-c2").node("node-c").label(bar="").obj(),
+            pod("p-d3").node("node-c").label(bar="").label(baz="").obj(),
         ],
         {"node-a": 60, "node-b": 20, "node-c": 60, "node-d": 100},
         None,
@@ -384,7 +391,7 @@ def test_pod_topology_spread_score(
 def test_weight_example_of_the_reference() -> None:
     """One zone constraint, two zones holding 3 and 1 matching pods: raw 4 and 1 → 25, 100."""
     nodes = zone_host_nodes(("node-a", "zone1"), ("node-b", "zone2"))
-    p = pod().label("foo").spread(1, "zone", "ScheduleAnyway", FOO).obj()
+    p = pod().label(foo="").spread_constraint(1, "zone", "ScheduleAnyway", FOO).obj()
     assert scores(p, nodes, existing=foo_on({"node-a": 3, "node-b": 1})) == {
         "node-a": 25,
         "node-b": 100,
@@ -405,8 +412,8 @@ def test_weight_example_of_the_reference() -> None:
             id="the pod doesn't have soft topology spread Constraints",
         ),
         pytest.param(
-            pod().label("foo", "bar").label("baz", "sup").owner("ReplicaSet", "rs2").obj(),
-            [node("node-a").label("planet", "mars").obj()],
+            pod().label(foo="bar").label(baz="sup").owner("ReplicaSet", "rs2").obj(),
+            [node("node-a").label(planet="mars").obj()],
             {
                 "defaultingType": "List",
                 "defaultConstraints": [
@@ -425,7 +432,7 @@ def test_weight_example_of_the_reference() -> None:
             id="default constraints and a replicaset that doesn't match",
         ),
         pytest.param(
-            pod().label("foo").obj(),
+            pod().label(foo="").obj(),
             host_nodes("node-a", "node-b"),
             {"defaultingType": "System"},
             [],
@@ -443,7 +450,7 @@ def test_pre_score_skip(
 
 
 def test_pre_score_skips_with_no_nodes() -> None:
-    p = pod().label("foo").spread(1, "zone", "ScheduleAnyway", FOO).obj()
+    p = pod().label(foo="").spread_constraint(1, "zone", "ScheduleAnyway", FOO).obj()
     status = plugin(LIST).pre_score(CycleState(), p, [])
     assert status is not None and status.code is Code.Skip
 
@@ -467,9 +474,9 @@ STATE_CASES: list[tuple[str, Pod, list[Node], Any, Any, Any]] = [
     (
         "normal case",
         pod()
-        .label("foo")
-        .spread(1, "zone", "ScheduleAnyway", FOO)
-        .spread(1, HOSTNAME, "ScheduleAnyway", FOO)
+        .label(foo="")
+        .spread_constraint(1, "zone", "ScheduleAnyway", FOO)
+        .spread_constraint(1, HOSTNAME, "ScheduleAnyway", FOO)
         .obj(),
         zone_host_nodes(("node-a", "zone1"), ("node-b", "zone1"), ("node-x", "zone2")),
         (LIST, []),
@@ -478,7 +485,7 @@ STATE_CASES: list[tuple[str, Pod, list[Node], Any, Any, Any]] = [
     ),
     (
         "null selector",
-        pod().label("foo").spread(1, "zone", "ScheduleAnyway", None).obj(),
+        pod().label(foo="").spread_constraint(1, "zone", "ScheduleAnyway", None).obj(),
         zone_host_nodes(("node-a", "zone1"), ("node-b", "zone1"), ("node-x", "zone2")),
         (LIST, []),
         [("zone", 1, Selector(nothing=True))],
@@ -487,13 +494,13 @@ STATE_CASES: list[tuple[str, Pod, list[Node], Any, Any, Any]] = [
     (
         "node-x doesn't have label zone",
         pod()
-        .label("foo")
-        .spread(1, "zone", "ScheduleAnyway", FOO)
-        .spread(1, HOSTNAME, "ScheduleAnyway", BAR)
+        .label(foo="")
+        .spread_constraint(1, "zone", "ScheduleAnyway", FOO)
+        .spread_constraint(1, HOSTNAME, "ScheduleAnyway", BAR)
         .obj(),
         [
             *zone_host_nodes(("node-a", "zone1"), ("node-b", "zone1")),
-            node("node-x").label(HOSTNAME, "node-x").obj(),
+            node("node-x").label(**{HOSTNAME: "node-x"}).obj(),
         ],
         (LIST, []),
         [("zone", 1, _sel(FOO)), (HOSTNAME, 1, _sel(BAR))],
@@ -501,13 +508,13 @@ STATE_CASES: list[tuple[str, Pod, list[Node], Any, Any, Any]] = [
     ),
     (
         "system default constraints and a replicaset",
-        pod().label("foo", "tar").label("baz", "sup").owner("ReplicaSet", "rs1").obj(),
+        pod().label(foo="tar").label(baz="sup").owner("ReplicaSet", "rs1").obj(),
         [
-            node("node-a").label(HOSTNAME, "node-a").label(ZONE, "mars").obj(),
-            node("node-b").label(HOSTNAME, "node-b").label(ZONE, "mars").obj(),
+            node("node-a").label(**{HOSTNAME: "node-a"}).label(**{ZONE: "mars"}).obj(),
+            node("node-b").label(**{HOSTNAME: "node-b"}).label(**{ZONE: "mars"}).obj(),
             # nodes with no zone are not excluded: they are considered a separate zone
-            node("node-c").label(HOSTNAME, "node-c").obj(),
-            node("node-d").label(HOSTNAME, "node-d").obj(),
+            node("node-c").label(**{HOSTNAME: "node-c"}).obj(),
+            node("node-d").label(**{HOSTNAME: "node-d"}).obj(),
         ],
         ({"defaultingType": "System"}, RS1_FOO),
         [(HOSTNAME, 3, _sel(FOO)), (ZONE, 5, _sel(FOO))],
@@ -515,12 +522,12 @@ STATE_CASES: list[tuple[str, Pod, list[Node], Any, Any, Any]] = [
     ),
     (
         "default constraints and a replicaset",
-        pod().label("foo", "tar").label("baz", "sup").owner("ReplicaSet", "rs1").obj(),
+        pod().label(foo="tar").label(baz="sup").owner("ReplicaSet", "rs1").obj(),
         [
             node("node-a")
-            .label("rack", "rack1")
-            .label(HOSTNAME, "node-a")
-            .label("planet", "mars")
+            .label(rack="rack1")
+            .label(**{HOSTNAME: "node-a"})
+            .label(planet="mars")
             .obj()
         ],
         (
@@ -540,13 +547,13 @@ STATE_CASES: list[tuple[str, Pod, list[Node], Any, Any, Any]] = [
     (
         "default constraints and a replicaset, but pod has constraints",
         pod()
-        .label("foo", "bar")
-        .label("baz", "sup")
+        .label(foo="bar")
+        .label(baz="sup")
         .owner("ReplicaSet", "rs1")
-        .spread(1, "zone", "DoNotSchedule", BAR)
-        .spread(2, "planet", "ScheduleAnyway", label_selector(baz="sup"))
+        .spread_constraint(1, "zone", "DoNotSchedule", BAR)
+        .spread_constraint(2, "planet", "ScheduleAnyway", label_selector(baz="sup"))
         .obj(),
-        [node("node-a").label("planet", "mars").label("galaxy", "andromeda").obj()],
+        [node("node-a").label(planet="mars").label(galaxy="andromeda").obj()],
         (
             {
                 "defaultingType": "List",

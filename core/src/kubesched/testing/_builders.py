@@ -9,7 +9,8 @@ Python identifiers: `.req({"example.com/gpu": 1}, cpu="1")`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from kubesched.api import Node, Pod
@@ -60,6 +61,23 @@ class PodBuilder:
     def uid(self, uid: str) -> PodBuilder:
         """Set the uid (`""`: none, for the cluster to assign one on create)."""
         self._d["metadata"]["uid"] = uid
+        return self
+
+    def namespace(self, namespace: str) -> PodBuilder:
+        self._d["metadata"]["namespace"] = namespace
+        return self
+
+    def terminating(self, since: datetime | None = None) -> PodBuilder:
+        """Mark the pod as being deleted (`metadata.deletionTimestamp`, by default
+        2024-01-01 UTC)."""
+        at = since or datetime(2024, 1, 1, tzinfo=UTC)
+        self._d["metadata"]["deletionTimestamp"] = at.isoformat()
+        return self
+
+    def owner(self, kind: str, name: str, api_version: str = "apps/v1") -> PodBuilder:
+        """Add a controller owner reference (`owner("ReplicaSet", "rs1")`)."""
+        ref = {"apiVersion": api_version, "kind": kind, "name": name, "controller": True}
+        self._d["metadata"].setdefault("ownerReferences", []).append(ref)
         return self
 
     def label(self, **labels: str) -> PodBuilder:
@@ -124,6 +142,49 @@ class PodBuilder:
 
     def toleration(self, **fields: Any) -> PodBuilder:
         self._spec.setdefault("tolerations", []).append(fields)
+        return self
+
+    def node_affinity_in(self, key: str, values: Sequence[str]) -> PodBuilder:
+        """Require nodes whose label `key` is one of `values` (upstream's NodeAffinityIn:
+        it replaces the pod's affinity)."""
+        return self._required_node_term(key, "In", values)
+
+    def node_affinity_not_in(self, key: str, values: Sequence[str]) -> PodBuilder:
+        """Require nodes whose label `key` is none of `values` (NodeAffinityNotIn)."""
+        return self._required_node_term(key, "NotIn", values)
+
+    def _required_node_term(self, key: str, operator: str, values: Sequence[str]) -> PodBuilder:
+        term = {"matchExpressions": [{"key": key, "operator": operator, "values": list(values)}]}
+        required = {"nodeSelectorTerms": [term]}
+        self._spec["affinity"] = {
+            "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": required}
+        }
+        return self
+
+    def spread_constraint(
+        self,
+        max_skew: int,
+        key: str,
+        action: str,
+        selector: Mapping[str, Any] | None,
+        min_domains: int | None = None,
+        node_affinity_policy: str | None = None,
+        node_taints_policy: str | None = None,
+        match_label_keys: Sequence[str] = (),
+    ) -> PodBuilder:
+        """Add a topology spread constraint, arguments in the order of upstream's
+        `st.PodWrapper.SpreadConstraint` (`action`: DoNotSchedule or ScheduleAnyway;
+        `selector`: a label selector in manifest spelling)."""
+        c: dict[str, Any] = {"maxSkew": max_skew, "topologyKey": key, "whenUnsatisfiable": action}
+        optional = {
+            "labelSelector": dict(selector) if selector is not None else None,
+            "minDomains": min_domains,
+            "nodeAffinityPolicy": node_affinity_policy,
+            "nodeTaintsPolicy": node_taints_policy,
+            "matchLabelKeys": list(match_label_keys) or None,
+        }
+        c.update({k: v for k, v in optional.items() if v is not None})
+        self._spec.setdefault("topologySpreadConstraints", []).append(c)
         return self
 
     def node_selector(self, **labels: str) -> PodBuilder:
