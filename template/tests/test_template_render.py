@@ -131,7 +131,10 @@ def test_plain_copier_copy(tmp_path: Path, source: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     plugin = tmp_path / "shelf" / "src" / "kubesched_shelf" / "plugin.py"
-    assert "class Shelf(FilterPlugin, ScorePlugin, EnqueueExtensions):" in plugin.read_text()
+    assert (
+        "class Shelf(FilterPlugin[ShelfArgs], ScorePlugin[ShelfArgs], EnqueueExtensions):"
+        in plugin.read_text()
+    )
 
 
 def test_copier_update_brings_template_changes(tmp_path: Path) -> None:

@@ -294,5 +294,5 @@ class _OtherArgs(BaseModel):
 
 def test_plugin_rejects_foreign_args() -> None:
     env = preemption_env(nodes_named("n1"), [])
-    with pytest.raises(TypeError, match="want args to be of type DefaultPreemptionArgs"):
+    with pytest.raises(TypeError, match="wants args of type DefaultPreemptionArgs"):
         DefaultPreemption(_OtherArgs(), env.fwk)

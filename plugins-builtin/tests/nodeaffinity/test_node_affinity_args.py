@@ -63,7 +63,7 @@ def test_unknown_field_is_rejected() -> None:
 def test_plugin_refuses_other_args() -> None:
     from kubesched.framework import NoArgs
 
-    with pytest.raises(TypeError, match="args are not of type NodeAffinityArgs"):
+    with pytest.raises(TypeError, match="wants args of type NodeAffinityArgs"):
         NodeAffinity(NoArgs(), None)  # type: ignore[arg-type]
 
 

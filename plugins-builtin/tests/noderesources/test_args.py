@@ -191,6 +191,6 @@ def test_valid_args(data: dict[str, Any]) -> None:
 
 
 def test_plugin_wants_its_own_args_type() -> None:
-    with pytest.raises(TypeError, match="want args to be of type NodeResourcesFitArgs, got NoArgs"):
+    with pytest.raises(TypeError, match="wants args of type NodeResourcesFitArgs, got NoArgs"):
         NodeResourcesFit(NoArgs(), fake_handle())
     assert NodeResourcesFit.Args is NodeResourcesFitArgs

@@ -168,5 +168,5 @@ def test_unknown_fields_are_rejected() -> None:
 
 
 def test_wrong_args_type() -> None:
-    with pytest.raises(TypeError, match="want args to be of type PodTopologySpreadArgs"):
+    with pytest.raises(TypeError, match="wants args of type PodTopologySpreadArgs"):
         PodTopologySpread(NoArgs(), fake_handle())

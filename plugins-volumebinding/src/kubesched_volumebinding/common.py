@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import BaseModel
+from typing_extensions import TypeVar
 
 from kubesched.api import Pod
 from kubesched.framework import (
@@ -38,11 +39,15 @@ def namespace_of(obj: Any) -> str:
     return str(obj.metadata.namespace or "default")
 
 
-class StoragePlugin(Plugin):
-    """A plugin that reads storage objects through `self.listers` (the handle's cluster),
-    and may report changes of its own state through the handle."""
+_ArgsT = TypeVar("_ArgsT", bound=BaseModel, default=BaseModel, covariant=True)
 
-    def __init__(self, args: BaseModel, handle: Handle) -> None:
+
+class StoragePlugin(Plugin[_ArgsT]):
+    """A plugin that reads storage objects through `self.listers` (the handle's cluster),
+    and may report changes of its own state through the handle. Generic in the plugin's
+    args as `Plugin` is (`StoragePlugin[VolumeBindingArgs]`)."""
+
+    def __init__(self, args: _ArgsT, handle: Handle) -> None:
         super().__init__(args, handle)
         self.listers = Listers(handle.cluster)
 

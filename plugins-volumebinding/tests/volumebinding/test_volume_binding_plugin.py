@@ -328,7 +328,7 @@ def test_wrong_args_type_is_rejected() -> None:
     from kubesched.framework import NoArgs
 
     env = VolumeEnv()
-    with pytest.raises(TypeError, match="want args to be of type VolumeBindingArgs, got NoArgs"):
+    with pytest.raises(TypeError, match="wants args of type VolumeBindingArgs, got NoArgs"):
         VolumeBinding(NoArgs(), env.handle)
 
 

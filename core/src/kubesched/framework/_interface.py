@@ -5,16 +5,29 @@ inherits the bases of the points it implements; the framework places it at each 
 Returning None means Success. Anything a plugin raises becomes an Error status naming it.
 
 A plugin class is its own factory: the framework calls `PluginClass(args, handle)` with
-`args` an instance of the class's `Args` model (validated from `pluginConfig`).
+`args` an instance of the class's `Args` model (validated from `pluginConfig`). The bases
+are generic in that model, so `FilterPlugin[MyArgs]` types `self.args` as `MyArgs` and
+makes `MyArgs` the class's `Args`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Self, runtime_checkable
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    Generic,
+    Protocol,
+    Self,
+    get_args,
+    get_origin,
+    runtime_checkable,
+)
 
 from pydantic import BaseModel, ConfigDict, model_validator
 from pydantic.alias_generators import to_camel
+from typing_extensions import TypeVar  # a default for the type parameter (PEP 696)
 
 from kubesched.api import Pod
 from kubesched.api.field import ErrorList, aggregate
@@ -108,19 +121,59 @@ class NoArgs(PluginArgs):
     """Args of a plugin that takes none: any field is an error."""
 
 
-class Plugin:
-    """Base of every plugin.
+ArgsT = TypeVar("ArgsT", bound=BaseModel, default=BaseModel, covariant=True)
+"""The type of a plugin's args; a base used without it (`FilterPlugin`) means `BaseModel`."""
+
+
+class Plugin(Generic[ArgsT]):
+    """Base of every plugin, generic in its args model.
 
     Subclasses set `name` (the name profiles use, equal to the entry point's name) and,
-    when they take arguments, `Args` (a pydantic model; unknown fields should be forbidden).
+    when they take arguments, name the args model as the type parameter of every base
+    they inherit (`class MyPlugin(FilterPlugin[MyArgs], ScorePlugin[MyArgs])`): `self.args`
+    is then typed `MyArgs`, and `Args` (the model the framework validates `pluginConfig`
+    with) is set to it. Setting `Args` by hand still works; a plugin without args needs
+    neither (its `Args` is `NoArgs`).
     """
 
     name: ClassVar[str] = ""
     Args: ClassVar[type[BaseModel]] = NoArgs
 
-    def __init__(self, args: BaseModel, handle: Handle) -> None:
-        self.args = args
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        declared = _args_parameter(cls)
+        if declared is None:
+            return
+        if "Args" in cls.__dict__ and cls.__dict__["Args"] is not declared:
+            raise TypeError(
+                f"{cls.__qualname__}: Args is {cls.Args.__name__} but its bases are "
+                f"parameterized with {declared.__name__}"
+            )
+        cls.Args = declared
+
+    def __init__(self, args: ArgsT, handle: Handle) -> None:
+        # the one check of the args' type (the framework builds them from `Args`)
+        expected = type(self).Args
+        if not isinstance(args, expected):
+            raise TypeError(
+                f"plugin {self.name or type(self).__qualname__!r} wants args of type "
+                f"{expected.__name__}, got {type(args).__name__}"
+            )
+        self.args: ArgsT = args
         self.handle = handle
+
+
+def _args_parameter(cls: type) -> type[BaseModel] | None:
+    """The args model a class's own bases are parameterized with (`FilterPlugin[X]`)."""
+    found: list[type[BaseModel]] = []
+    for base in cls.__dict__.get("__orig_bases__", ()):
+        origin = get_origin(base)
+        if isinstance(origin, type) and issubclass(origin, Plugin):
+            found += [a for a in get_args(base) if isinstance(a, type) and issubclass(a, BaseModel)]
+    if len(set(found)) > 1:
+        names = " and ".join(dict.fromkeys(a.__name__ for a in found))
+        raise TypeError(f"{cls.__qualname__}: its bases are parameterized with {names}")
+    return found[0] if found else None
 
 
 class EnqueueExtensions:
@@ -134,14 +187,14 @@ class EnqueueExtensions:
         raise NotImplementedError
 
 
-class QueueSortPlugin(Plugin):
+class QueueSortPlugin(Plugin[ArgsT]):
     """Orders the active queue; exactly one per profile (and the same in all profiles)."""
 
     def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
         raise NotImplementedError
 
 
-class PreEnqueuePlugin(Plugin):
+class PreEnqueuePlugin(Plugin[ArgsT]):
     """Gate before the active queue. A non-success keeps the pod in the unschedulable pool
     (gated) until an event it registered for lets it try again."""
 
@@ -166,7 +219,7 @@ class PreFilterExtensions(Protocol):
     ) -> Status | None: ...
 
 
-class PreFilterPlugin(Plugin):
+class PreFilterPlugin(Plugin[ArgsT]):
     """Runs once per cycle before Filter.
 
     Skip disables this plugin's Filter (and extensions) for the cycle. A PreFilterResult
@@ -184,7 +237,7 @@ class PreFilterPlugin(Plugin):
         return None
 
 
-class FilterPlugin(Plugin):
+class FilterPlugin(Plugin[ArgsT]):
     """Whether the pod can run on a node. The first non-success ends that node."""
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
@@ -230,7 +283,7 @@ class FilterExplainer(Protocol):
     def explain_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> list[str]: ...
 
 
-class PostFilterPlugin(Plugin):
+class PostFilterPlugin(Plugin[ArgsT]):
     """Runs when no node fits (e.g. preemption). The first Success wins; its result may
     nominate a node. The pod is not scheduled in this cycle either way."""
 
@@ -240,14 +293,14 @@ class PostFilterPlugin(Plugin):
         raise NotImplementedError
 
 
-class PreScorePlugin(Plugin):
+class PreScorePlugin(Plugin[ArgsT]):
     """Runs once before Score with the feasible nodes; Skip disables this plugin's Score."""
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         raise NotImplementedError
 
 
-class ScorePlugin(Plugin):
+class ScorePlugin(Plugin[ArgsT]):
     """Ranks feasible nodes. After `normalize_score` (if overridden) every score must lie
     in [0, 100]; it is then multiplied by the plugin's weight."""
 
@@ -280,7 +333,7 @@ class BatchScorePlugin(Protocol):
     ) -> tuple[Sequence[int], Status | None]: ...
 
 
-class ReservePlugin(Plugin):
+class ReservePlugin(Plugin[ArgsT]):
     """Claims resources for the chosen node before binding. On any later failure every
     Reserve plugin's `unreserve` runs, in reverse order: it must be idempotent, must not
     fail, and must cope with a `reserve` that never ran."""
@@ -292,7 +345,7 @@ class ReservePlugin(Plugin):
         raise NotImplementedError
 
 
-class PermitPlugin(Plugin):
+class PermitPlugin(Plugin[ArgsT]):
     """Approves, rejects or holds (Wait, with a timeout in seconds, at most 15 minutes) the
     pod before binding. Any rejection wins; a held pod binds once every plugin that said
     Wait has allowed it through the Handle's waiting pods."""
@@ -301,21 +354,21 @@ class PermitPlugin(Plugin):
         raise NotImplementedError
 
 
-class PreBindPlugin(Plugin):
+class PreBindPlugin(Plugin[ArgsT]):
     """Binding cycle: prepares the bind (e.g. provisions volumes). Failure unreserves."""
 
     async def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         raise NotImplementedError
 
 
-class BindPlugin(Plugin):
+class BindPlugin(Plugin[ArgsT]):
     """Binds the pod. Skip passes to the next Bind plugin; the first Success ends Bind."""
 
     async def bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         raise NotImplementedError
 
 
-class PostBindPlugin(Plugin):
+class PostBindPlugin(Plugin[ArgsT]):
     """Informational, after a successful bind."""
 
     async def post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None:

@@ -17,8 +17,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Final
 
-from pydantic import BaseModel
-
 from kubesched.api import CPU, EPHEMERAL_STORAGE, MEMORY, Pod, pod_requests
 from kubesched.features import feature_enabled
 from kubesched.framework import (
@@ -109,18 +107,15 @@ class PreScoreState:
         return self
 
 
-class NodeResourcesBalancedAllocation(PreScorePlugin, ScorePlugin):
+class NodeResourcesBalancedAllocation(
+    PreScorePlugin[NodeResourcesBalancedAllocationArgs],
+    ScorePlugin[NodeResourcesBalancedAllocationArgs],
+):
     """Score: prefer nodes where the pod leaves the resources' usage most even."""
 
     name: ClassVar[str] = NODE_RESOURCES_BALANCED_ALLOCATION
-    Args: ClassVar[type[BaseModel]] = NodeResourcesBalancedAllocationArgs
 
-    def __init__(self, args: BaseModel, handle: Handle) -> None:
-        if not isinstance(args, NodeResourcesBalancedAllocationArgs):
-            raise TypeError(
-                "want args to be of type NodeResourcesBalancedAllocationArgs, "
-                f"got {type(args).__name__}"
-            )
+    def __init__(self, args: NodeResourcesBalancedAllocationArgs, handle: Handle) -> None:
         super().__init__(args, handle)
         self.resources = [r.name for r in args.resources]
 

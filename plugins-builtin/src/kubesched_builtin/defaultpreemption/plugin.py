@@ -20,8 +20,6 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, ClassVar, Final
 
-from pydantic import BaseModel
-
 from kubesched.api import Pod
 from kubesched.framework import (
     Code,
@@ -87,19 +85,13 @@ def pod_terminating_by_preemption(pod: Pod) -> bool:
     )
 
 
-class DefaultPreemption(PostFilterPlugin):
+class DefaultPreemption(PostFilterPlugin[DefaultPreemptionArgs]):
     """PostFilter: nominates the preemptor to the best node after evicting its victims."""
 
     name: ClassVar[str] = DEFAULT_PREEMPTION
-    Args: ClassVar[type[BaseModel]] = DefaultPreemptionArgs
 
-    def __init__(self, args: BaseModel, handle: Handle) -> None:
-        if not isinstance(args, DefaultPreemptionArgs):
-            raise TypeError(
-                f"want args to be of type DefaultPreemptionArgs, got {type(args).__name__}"
-            )
+    def __init__(self, args: DefaultPreemptionArgs, handle: Handle) -> None:
         super().__init__(args, handle)
-        self.preemption_args = args
         seed = zlib.crc32(f"{DEFAULT_PREEMPTION}/{handle.profile_name}".encode())
         self.rng = random.Random(seed)
         self.offset_rand: Callable[[int], int] = lambda n: self.rng.randrange(n)
@@ -153,7 +145,7 @@ class DefaultPreemption(PostFilterPlugin):
     # -- the policy the evaluator asks for ----------------------------------------------
     def calculate_num_candidates(self, num_nodes: int) -> int:
         """`numNodes * percentage / 100`, at least the absolute minimum, at most numNodes."""
-        args = self.preemption_args
+        args = self.args
         n = num_nodes * args.min_candidate_nodes_percentage // 100
         n = max(n, args.min_candidate_nodes_absolute)
         return min(n, num_nodes)

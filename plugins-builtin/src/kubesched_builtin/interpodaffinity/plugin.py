@@ -13,8 +13,6 @@ import builtins
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Final
 
-from pydantic import BaseModel
-
 from kubesched.api import Namespace, Pod
 from kubesched.framework import (
     ClusterEventWithHint,
@@ -94,20 +92,18 @@ def _namespace_labels(cluster: Any, name: str) -> Mapping[str, str]:
 
 
 class InterPodAffinity(
-    PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions
+    PreFilterPlugin[InterPodAffinityArgs],
+    FilterPlugin[InterPodAffinityArgs],
+    PreScorePlugin[InterPodAffinityArgs],
+    ScorePlugin[InterPodAffinityArgs],
+    EnqueueExtensions,
 ):
     """Keeps pods with (or away from) the pods their terms select, in a topology domain."""
 
     name: ClassVar[str] = INTER_POD_AFFINITY
-    Args: ClassVar[type[BaseModel]] = InterPodAffinityArgs
 
-    def __init__(self, args: BaseModel, handle: Handle) -> None:
-        if not isinstance(args, InterPodAffinityArgs):
-            raise TypeError(
-                f"want args to be of type InterPodAffinityArgs, got {type(args).__name__}"
-            )
+    def __init__(self, args: InterPodAffinityArgs, handle: Handle) -> None:
         super().__init__(args, handle)
-        self.affinity_args = args
         self.terms = TermCache()
         self.index = PodIndex(self.terms)
         """Each node's pods grouped by labels and by terms (PreFilter and PreScore match a
@@ -207,7 +203,7 @@ class InterPodAffinity(
                 and affinity.pod_anti_affinity.preferred_during_scheduling_ignored_during_execution
             )
         )
-        if self.affinity_args.ignore_preferred_terms_of_existing_pods and not has_constraints:
+        if self.args.ignore_preferred_terms_of_existing_pods and not has_constraints:
             return Status.skip()
         snapshot = self.handle.snapshot
         # unless the pod has preferred terms, only pods with terms of their own can score
@@ -228,7 +224,7 @@ class InterPodAffinity(
             preferred,
             preferred_anti,
             _namespace_labels(self.handle.cluster, pod_namespace(pod)),
-            self.affinity_args.hard_pod_affinity_weight,
+            self.args.hard_pod_affinity_weight,
         )
         s.topology_scores = topology_scores(
             self.index,

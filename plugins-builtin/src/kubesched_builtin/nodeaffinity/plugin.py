@@ -18,8 +18,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
-from pydantic import BaseModel
-
 from kubesched.api import Node, Pod
 from kubesched.api.field import aggregate
 from kubesched.framework import (
@@ -135,16 +133,19 @@ def _required(state: CycleState, pod: Pod) -> RequiredNodeAffinity:
     return required_node_affinity(pod)
 
 
-class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions):
+class NodeAffinity(
+    PreFilterPlugin[NodeAffinityArgs],
+    FilterPlugin[NodeAffinityArgs],
+    PreScorePlugin[NodeAffinityArgs],
+    ScorePlugin[NodeAffinityArgs],
+    EnqueueExtensions,
+):
     """Filters nodes by the pod's (and the profile's) node constraints and scores them by
     preferred node affinity."""
 
     name: ClassVar[str] = NODE_AFFINITY
-    Args: ClassVar[type[BaseModel]] = NodeAffinityArgs
 
-    def __init__(self, args: BaseModel, handle: Handle) -> None:
-        if not isinstance(args, NodeAffinityArgs):
-            raise TypeError(f"args are not of type NodeAffinityArgs, got {type(args).__name__}")
+    def __init__(self, args: NodeAffinityArgs, handle: Handle) -> None:
         super().__init__(args, handle)
         self.added_node_selector: NodeSelectorMatcher | None = None
         self.added_preferred_terms: PreferredTerms | None = None

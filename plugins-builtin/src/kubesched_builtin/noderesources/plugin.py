@@ -15,7 +15,6 @@ from typing import Any, ClassVar, Final
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel
 
 from kubesched.api import CPU, EPHEMERAL_STORAGE, MEMORY, Node, Pod, pod_requests
 from kubesched.framework import (
@@ -83,20 +82,18 @@ class PreScoreState:
 
 
 class NodeResourcesFit(
-    PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions
+    PreFilterPlugin[NodeResourcesFitArgs],
+    FilterPlugin[NodeResourcesFitArgs],
+    PreScorePlugin[NodeResourcesFitArgs],
+    ScorePlugin[NodeResourcesFitArgs],
+    EnqueueExtensions,
 ):
     """Filters nodes without room for the pod and scores the rest by resource allocation."""
 
     name: ClassVar[str] = NODE_RESOURCES_FIT
-    Args: ClassVar[type[BaseModel]] = NodeResourcesFitArgs
 
-    def __init__(self, args: BaseModel, handle: Handle) -> None:
-        if not isinstance(args, NodeResourcesFitArgs):
-            raise TypeError(
-                f"want args to be of type NodeResourcesFitArgs, got {type(args).__name__}"
-            )
+    def __init__(self, args: NodeResourcesFitArgs, handle: Handle) -> None:
         super().__init__(args, handle)
-        self.fit_args = args
         self.ignored_resources = frozenset(args.ignored_resources)
         self.ignored_resource_groups = frozenset(args.ignored_resource_groups)
         self.resources = [r.name for r in args.scoring_strategy.resources]
@@ -195,7 +192,7 @@ class NodeResourcesFit(
         columns = vectorized.scoring_columns(nodes, self.resources, requests, rows)
         if columns is None:
             return [self.score(state, pod, n)[0] for n in nodes], None
-        scores = vectorized.score_arrays(self.fit_args.scoring_strategy, requests, columns)
+        scores = vectorized.score_arrays(self.args.scoring_strategy, requests, columns)
         return scores.tolist(), None
 
     def score_vectorized(
@@ -203,7 +200,7 @@ class NodeResourcesFit(
     ) -> npt.NDArray[np.int64]:
         """Score over every node of `columns` at once, equal to `score` node by node."""
         return vectorized.score_columns(
-            self.fit_args.scoring_strategy,
+            self.args.scoring_strategy,
             self._scoring_requests(state, pod),
             columns,
         )

@@ -13,8 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar, Final
 
-from pydantic import BaseModel
-
 from kubesched.api import Node, Pod, TopologySpreadConstraint
 from kubesched.framework import (
     ActionType,
@@ -84,19 +82,18 @@ SYSTEM_DEFAULT_CONSTRAINTS: Final = (
 
 
 class PodTopologySpread(
-    PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions
+    PreFilterPlugin[PodTopologySpreadArgs],
+    FilterPlugin[PodTopologySpreadArgs],
+    PreScorePlugin[PodTopologySpreadArgs],
+    ScorePlugin[PodTopologySpreadArgs],
+    EnqueueExtensions,
 ):
     """Filters nodes that would break a DoNotSchedule spread constraint and prefers nodes
     whose domains hold fewer matching pods."""
 
     name: ClassVar[str] = POD_TOPOLOGY_SPREAD
-    Args: ClassVar[type[BaseModel]] = PodTopologySpreadArgs
 
-    def __init__(self, args: BaseModel, handle: Handle) -> None:
-        if not isinstance(args, PodTopologySpreadArgs):
-            raise TypeError(
-                f"want args to be of type PodTopologySpreadArgs, got {type(args).__name__}"
-            )
+    def __init__(self, args: PodTopologySpreadArgs, handle: Handle) -> None:
         super().__init__(args, handle)
         self.system_defaulted = args.defaulting_type == SYSTEM_DEFAULTING
         self.default_constraints: tuple[TopologySpreadConstraint, ...] = (

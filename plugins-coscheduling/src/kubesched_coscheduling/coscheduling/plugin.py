@@ -39,8 +39,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Final
 
-from pydantic import BaseModel
-
 from kubesched.api import Pod, go_duration
 from kubesched.framework import (
     ClusterEventWithHint,
@@ -102,25 +100,21 @@ class _Verdict:
 
 
 class Coscheduling(
-    QueueSortPlugin,
-    PreEnqueuePlugin,
-    PreFilterPlugin,
-    PostFilterPlugin,
-    ReservePlugin,
-    PermitPlugin,
+    QueueSortPlugin[CoschedulingArgs],
+    PreEnqueuePlugin[CoschedulingArgs],
+    PreFilterPlugin[CoschedulingArgs],
+    PostFilterPlugin[CoschedulingArgs],
+    ReservePlugin[CoschedulingArgs],
+    PermitPlugin[CoschedulingArgs],
     EnqueueExtensions,
 ):
     """Gang scheduling of PodGroup members (scheduling.x-k8s.io/v1alpha1); also a
     `kubesched.framework.PreemptionVictimGuard`."""
 
     name: ClassVar[str] = COSCHEDULING
-    Args: ClassVar[type[BaseModel]] = CoschedulingArgs
 
-    def __init__(self, args: BaseModel, handle: Handle) -> None:
-        if not isinstance(args, CoschedulingArgs):
-            raise TypeError(f"want args to be of type CoschedulingArgs, got {type(args).__name__}")
+    def __init__(self, args: CoschedulingArgs, handle: Handle) -> None:
         super().__init__(args, handle)
-        self.cfg = args
         _check_profile(handle)
         self._clock = handle.clock
         # creationTimestamps (wall time) and queue timestamps (clock time) on one scale
@@ -240,7 +234,7 @@ class Coscheduling(
             if gap is not None:
                 self._writer.write(key, "False", UNSCHEDULABLE, gap)
                 return None, Status.unresolvable(gap)
-            ttl = self.cfg.permit_waiting_time_seconds or 60
+            ttl = self.args.permit_waiting_time_seconds or 60
             group.permitted_until = now + ttl
         # kubesched: the quorum, the reservation slots, the packing plan
         assigned = self._members.assigned(key, pod.metadata.uid)
@@ -320,7 +314,7 @@ class Coscheduling(
         if assigned >= minimum:
             return None, Status.unschedulable()
         gap = (minimum - assigned) / minimum
-        if gap <= self.cfg.pod_group_reject_percentage / 100:
+        if gap <= self.args.pod_group_reject_percentage / 100:
             return None, Status.unschedulable()
         self._outcomes.fail_group(
             key,

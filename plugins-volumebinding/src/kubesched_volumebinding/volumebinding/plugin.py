@@ -20,8 +20,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Final
 
-from pydantic import BaseModel
-
 from kubesched.api import Pod, int_value
 from kubesched.framework import (
     ActionType,
@@ -98,25 +96,22 @@ class VolumeBindingState:
 
 
 class VolumeBinding(
-    StoragePlugin,
-    PreFilterPlugin,
-    FilterPlugin,
-    PreScorePlugin,
-    ScorePlugin,
-    ReservePlugin,
-    PreBindPlugin,
+    StoragePlugin[VolumeBindingArgs],
+    PreFilterPlugin[VolumeBindingArgs],
+    FilterPlugin[VolumeBindingArgs],
+    PreScorePlugin[VolumeBindingArgs],
+    ScorePlugin[VolumeBindingArgs],
+    ReservePlugin[VolumeBindingArgs],
+    PreBindPlugin[VolumeBindingArgs],
     EnqueueExtensions,
 ):
     """Binds PVCs to PVs and triggers provisioning as part of scheduling."""
 
     name: ClassVar[str] = VOLUME_BINDING
-    Args: ClassVar[type[BaseModel]] = VolumeBindingArgs
     options: ClassVar[BinderOptions] = BinderOptions()
     """Improvements over upstream; a subclass may switch them off."""
 
-    def __init__(self, args: BaseModel, handle: Handle) -> None:
-        if not isinstance(args, VolumeBindingArgs):
-            raise TypeError(f"want args to be of type VolumeBindingArgs, got {type(args).__name__}")
+    def __init__(self, args: VolumeBindingArgs, handle: Handle) -> None:
         super().__init__(args, handle)
         self.features: Features = current_features()
         cluster = handle.cluster
