@@ -1,5 +1,6 @@
 """Running plugins: the Framework (one per profile), plugin discovery, pluggy hooks."""
 
+from kubesched.runtime._cycle_recording import CYCLE_RECORDER, CycleRecorder, ScoredNode
 from kubesched.runtime._framework import Framework, NodePluginScores, PodNominator
 from kubesched.runtime._hooks import make_plugin_manager
 from kubesched.runtime._profiles import build_profiles
@@ -16,14 +17,17 @@ from kubesched.runtime._waiting_pods import (
 )
 
 __all__ = [
+    "CYCLE_RECORDER",
     "ENTRY_POINT_GROUP",
     "KNOWN_PROVIDERS",
     "MAX_PERMIT_TIMEOUT",
+    "CycleRecorder",
     "DiscoveredPlugin",
     "Framework",
     "NodePluginScores",
     "PluginRegistry",
     "PodNominator",
+    "ScoredNode",
     "WaitingPodImpl",
     "WaitingPodsMap",
     "build_profiles",

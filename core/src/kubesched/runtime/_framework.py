@@ -50,6 +50,7 @@ from kubesched.framework import (
     Status,
     WaitingPod,
 )
+from kubesched.runtime._cycle_recording import CycleRecorder, recorder_of
 from kubesched.runtime._filter_runners import FilterRunners, PodNominator
 from kubesched.runtime._plugin_status import SUCCESS, raised, wrap_error
 from kubesched.runtime._score_runners import NodePluginScores, ScoreRunners
@@ -254,6 +255,19 @@ class Framework(FilterRunners, ScoreRunners):
     ) -> tuple[PreFilterResult | None, Status, set[str]]:
         """Upstream RunPreFilterPlugins: Skip disables the plugin's Filter; UUR stops at once;
         Unschedulable is remembered while the rest still run; results are intersected."""
+        recorder = recorder_of(state)
+        out = self._run_pre_filter_plugins(state, pod, nodes, recorder)
+        if recorder is not None:
+            recorder.pre_filter_finished(nodes, *out)
+        return out
+
+    def _run_pre_filter_plugins(
+        self,
+        state: CycleState,
+        pod: Pod,
+        nodes: Sequence[NodeInfo],
+        recorder: CycleRecorder | None,
+    ) -> tuple[PreFilterResult | None, Status, set[str]]:
         result: PreFilterResult | None = None
         with_nodes: list[str] = []
         skip: set[str] = set()
@@ -263,7 +277,12 @@ class Framework(FilterRunners, ScoreRunners):
             try:
                 r, s = p.pre_filter(state, pod, nodes)
             except Exception as exc:
+                if recorder is not None:
+                    recorder.pre_filter_answered(p.name, None, exc)
                 r, s = None, raised(p, exc)
+            else:
+                if recorder is not None:
+                    recorder.pre_filter_answered(p.name, s, None)
             if s is not None and s.code is Code.Skip:
                 skip.add(p.name)
                 continue

@@ -17,6 +17,7 @@ from kubesched.framework import (
     ScorePlugin,
     Status,
 )
+from kubesched.runtime._cycle_recording import CycleRecorder, recorder_of
 from kubesched.runtime._plugin_status import SUCCESS, raised, wrap_error
 
 __all__ = ["NodePluginScores", "ScoreRunners"]
@@ -112,6 +113,19 @@ class ScoreRunners:
         A plugin with `score_nodes` (BatchScorePlugin) is called once for all nodes, the
         others once per node; the weighted scores are then gathered column-wise, so the
         per-node work left is building each node's NodePluginScores."""
+        recorder = recorder_of(state)
+        scores, status = self._run_score_plugins(state, pod, nodes, recorder)
+        if recorder is not None and status.is_success:
+            recorder.scores_finished(nodes, scores)
+        return scores, status
+
+    def _run_score_plugins(
+        self,
+        state: CycleState,
+        pod: Pod,
+        nodes: Sequence[NodeInfo],
+        recorder: CycleRecorder | None,
+    ) -> tuple[list[NodePluginScores], Status]:
         plugin_names: list[str] = []
         columns: list[Sequence[int]] = []
         for p in self.score_plugins:
@@ -120,6 +134,8 @@ class ScoreRunners:
             values, s = self._score_one_plugin(p, state, pod, nodes)
             if s is not None:
                 return [], s
+            if recorder is not None:
+                recorder.plugin_scored(p.name, nodes, values)
             if p.name in self._normalizers:
                 scores = [NodeScore(info.name, v) for info, v in zip(nodes, values, strict=True)]
                 try:

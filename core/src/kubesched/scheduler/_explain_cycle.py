@@ -1,10 +1,10 @@
 """Taking an explanation from the pod's real scheduling cycle.
 
-`CycleExplainer.framework` stands in for the profile's Framework in that one cycle. It is
-the Framework itself for everything but two runners, which it runs unchanged while noting
-what they did: PreFilter (each plugin's verdict; PreFilter may have side effects, so it
-must run once, in the cycle) and Score (each plugin's raw score, beside the weighted
-scores and totals the host was selected by).
+`CycleExplainer` is the cycle's CycleRecorder (kubesched.runtime's recording mode): put in
+the cycle's CycleState, it is told by the profile's own runners what PreFilter did (each
+plugin's answer; PreFilter may have side effects, so it runs once, in the cycle) and what
+Score did (each plugin's raw scores, beside the weighted scores and totals the host was
+selected by).
 
 Right after PreFilter, on a clone of the cycle's CycleState, the same snapshot and the
 nominated pods as they are at that moment (nothing changes them before Filter), every
@@ -17,7 +17,6 @@ pure, so these extra calls change nothing in the cycle.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, cast
 
 from kubesched.api import Pod
 from kubesched.framework import (
@@ -25,12 +24,10 @@ from kubesched.framework import (
     FilterExplainer,
     FilterPlugin,
     NodeInfo,
-    PreFilterPlugin,
     PreFilterResult,
-    ScorePlugin,
     Status,
 )
-from kubesched.runtime import Framework, NodePluginScores
+from kubesched.runtime import CYCLE_RECORDER, Framework, ScoredNode
 from kubesched.scheduler._algorithm import ScheduleResult
 from kubesched.scheduler._explain import (
     NOT_RUN,
@@ -44,15 +41,23 @@ __all__ = ["CycleExplainer"]
 
 
 class CycleExplainer:
-    """Builds the Explanation of one scheduling cycle of `pod` while the cycle runs: pass
-    `framework` to the cycle in place of `fwk`, then call `finish` with its outcome."""
+    """Builds the Explanation of one scheduling cycle of `pod` while the cycle runs: made
+    with the cycle's CycleState before the cycle starts, then `finish` with its outcome."""
 
-    def __init__(self, fwk: Framework, pod: Pod, attempt: int, time: float) -> None:
+    def __init__(
+        self, fwk: Framework, pod: Pod, attempt: int, time: float, state: CycleState
+    ) -> None:
         self._fwk = fwk
         self._pod = pod
+        self._state = state
         self._scored: list[str] | None = None
         self.explanation = Explanation(pod.key, attempt, time, weights=dict(fwk.score_weights))
-        self.framework = cast(Framework, _CycleLens(fwk, self))
+        self.explanation.pre_filter.update({p.name: NOT_RUN for p in fwk.pre_filter_plugins})
+        state.write(CYCLE_RECORDER, self)
+
+    @property
+    def state(self) -> CycleState:
+        return self._state
 
     def finish(self, result: ScheduleResult | None, status: Status) -> Explanation:
         """The explanation, with the cycle's outcome and how its node search ended."""
@@ -85,15 +90,24 @@ class CycleExplainer:
             ]
         return []
 
-    # -- what the lens reports ----------------------------------------------------------
-    def _pre_filtered(
+    # -- what the runners note (CycleRecorder) -------------------------------------------
+    def pre_filter_answered(
+        self, plugin: str, status: Status | None, error: BaseException | None
+    ) -> None:
+        verdicts = self.explanation.pre_filter
+        if error is not None:
+            verdicts[plugin] = f"Error: {type(error).__name__}: {error}"
+        else:
+            verdicts[plugin] = "Skip" if status is not None and status.is_skip else verdict(status)
+
+    def pre_filter_finished(
         self,
-        state: CycleState,
         nodes: Sequence[NodeInfo],
         result: PreFilterResult | None,
         status: Status,
         rejectors: set[str],
     ) -> None:
+        state = self._state
         exp = self.explanation
         if not status.is_success:
             # every node gets PreFilter's status (as the algorithm's diagnosis does)
@@ -113,7 +127,7 @@ class CycleExplainer:
             else:
                 exp.nodes.append(_filter_node(self._fwk, filter_state, self._pod, info))
 
-    def _scores(self, nodes: Sequence[NodeInfo], scores: list[NodePluginScores]) -> None:
+    def scores_finished(self, nodes: Sequence[NodeInfo], scores: Sequence[ScoredNode]) -> None:
         self._scored = [n.name for n in nodes]
         weights = self._fwk.score_weights
         by_name = {n.node: n for n in self.explanation.nodes}
@@ -124,75 +138,10 @@ class CycleExplainer:
                 ne.normalized_scores[plugin] = weighted // weights[plugin]
             ne.total = row.total_score
 
-    def _raw_scores(self, plugin: str, nodes: Sequence[NodeInfo], values: Sequence[int]) -> None:
+    def plugin_scored(self, plugin: str, nodes: Sequence[NodeInfo], values: Sequence[int]) -> None:
         by_name = {n.node: n for n in self.explanation.nodes}
         for info, value in zip(nodes, values, strict=True):
             by_name[info.name].raw_scores[plugin] = value
-
-
-class _CycleLens:
-    """The profile's Framework as the explained cycle sees it: every attribute is the
-    Framework's own except the PreFilter and Score runners, which are the Framework's
-    methods run on this object, so they read the observed PreFilter plugins and the
-    observing `_score_one_plugin` below. Plugins keep their handle, the Framework, so
-    nested runner calls (preemption dry runs, a plugin's own planning) are not noted."""
-
-    def __init__(self, fwk: Framework, explainer: CycleExplainer) -> None:
-        self._fwk = fwk
-        self._explainer = explainer
-        verdicts = explainer.explanation.pre_filter
-        verdicts.update({p.name: NOT_RUN for p in fwk.pre_filter_plugins})
-        self.pre_filter_plugins = [_ObservedPreFilter(p, verdicts) for p in fwk.pre_filter_plugins]
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._fwk, name)
-
-    def run_pre_filter_plugins(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> tuple[PreFilterResult | None, Status, set[str]]:
-        out = Framework.run_pre_filter_plugins(cast(Framework, self), state, pod, nodes)
-        self._explainer._pre_filtered(state, nodes, *out)
-        return out
-
-    def run_score_plugins(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> tuple[list[NodePluginScores], Status]:
-        scores, status = Framework.run_score_plugins(cast(Framework, self), state, pod, nodes)
-        if status.is_success:
-            self._explainer._scores(nodes, scores)
-        return scores, status
-
-    def _score_one_plugin(
-        self, p: ScorePlugin, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> tuple[Sequence[int], Status | None]:
-        values, status = self._fwk._score_one_plugin(p, state, pod, nodes)
-        if status is None:
-            self._explainer._raw_scores(p.name, nodes, values)
-        return values, status
-
-
-class _ObservedPreFilter:
-    """A PreFilter plugin whose every answer is noted as its verdict."""
-
-    def __init__(self, plugin: PreFilterPlugin, verdicts: dict[str, str]) -> None:
-        self.name = plugin.name
-        self._plugin = plugin
-        self._verdicts = verdicts
-
-    def pre_filter(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> tuple[PreFilterResult | None, Status | None]:
-        try:
-            result, status = self._plugin.pre_filter(state, pod, nodes)
-        except Exception as exc:
-            self._verdicts[self.name] = f"Error: {type(exc).__name__}: {exc}"
-            raise  # the runner makes it the cycle's Error, as always
-        skipped = status is not None and status.is_skip
-        self._verdicts[self.name] = "Skip" if skipped else verdict(status)
-        return result, status
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._plugin, name)
 
 
 def _filter_node(fwk: Framework, state: CycleState, pod: Pod, info: NodeInfo) -> NodeExplanation:

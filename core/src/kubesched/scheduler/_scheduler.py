@@ -216,10 +216,8 @@ class Scheduler:
         explainer = None
         if pod.key in self.explain:
             # taken from this very cycle: its state, snapshot and nominated pods
-            explainer = CycleExplainer(fwk, pod, record.attempts, self.clock.now())
-        result, assumed, status, nominating = self._scheduling_cycle(
-            fwk if explainer is None else explainer.framework, state, qpi
-        )
+            explainer = CycleExplainer(fwk, pod, record.attempts, self.clock.now(), state)
+        result, assumed, status, nominating = self._scheduling_cycle(fwk, state, qpi)
         self.stats.attempt_latencies.append(time.perf_counter() - started)
         if explainer is not None:
             self.explanations[pod.key] = explainer.finish(result, status)
