@@ -17,6 +17,7 @@ from packaging.specifiers import SpecifierSet
 from template_helpers import ALL_POINTS, REPO, TEMPLATE, generate, git, make_template_repo
 
 import kubesched
+from kubesched.testing import plugin_api_violations
 
 copier = pytest.importorskip("copier")
 
@@ -91,6 +92,7 @@ def test_generated_code_is_clean(
     points = answers.get("extension_points", ["Filter", "Score"])
     for point in ALL_POINTS:
         assert bool(re.search(rf"\b{point}Plugin\b", plugin)) == (point in points), point
+    assert plugin_api_violations(project / "src") == []
     ruff = shutil.which("ruff") or shutil.which("ruff", path=str(Path(sys.executable).parent))
     if ruff is None:
         pytest.skip("ruff is not installed")

@@ -1,13 +1,16 @@
-"""The layers written in kubesched/__init__.py hold: nothing imports upward."""
+"""The layers written in kubesched/__init__.py hold: nothing imports upward; and the plugin
+distributions import only the plugin API (`kubesched.testing.PLUGIN_API_MODULES`)."""
 
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
 
 import pytest
 
 import kubesched
+from kubesched.testing import PLUGIN_API_MODULES, plugin_api_violations
 
 ROOT = Path(kubesched.__file__).parent
 
@@ -68,3 +71,46 @@ def test_no_upward_imports(path: Path) -> None:
 def test_every_package_has_a_layer() -> None:
     tops = {p.relative_to(ROOT).parts[0].removesuffix(".py") for p in _modules()}
     assert tops - {"__init__", "py.typed"} <= set(LAYERS)
+
+
+# -- the plugin API boundary --------------------------------------------------------------
+
+REPO = ROOT.parents[2]
+PLUGIN_SOURCES = sorted(REPO.glob("plugins-*/src"))
+"""Our plugin distributions' packages (none when kubesched is not run from a checkout);
+the template's generated package is checked by template/tests."""
+
+
+@pytest.mark.parametrize("src", PLUGIN_SOURCES, ids=lambda p: p.parent.name)
+def test_plugin_distributions_import_only_the_plugin_api(src: Path) -> None:
+    assert plugin_api_violations(src) == []
+
+
+def test_the_plugin_api_is_public_modules_below_the_scheduler() -> None:
+    for name in PLUGIN_API_MODULES:
+        importlib.import_module(name)
+        assert not any(part.startswith("_") for part in name.split(".")), name
+        layer = _layer(name)
+        assert layer is None or layer <= LAYERS["framework"], name
+
+
+def test_imports_outside_the_plugin_api_are_found(tmp_path: Path) -> None:
+    pkg = tmp_path / "kubesched_example"
+    pkg.mkdir()
+    (pkg / "plugin.py").write_text(
+        "from typing import TYPE_CHECKING\n"
+        "import kubesched.runtime\n"
+        "from kubesched import NotFoundError, hookspecs, scheduler\n"
+        "from kubesched.api import Pod\n"
+        "from kubesched.api._pod import PodSpec\n"
+        "from kubesched.framework.preemption import Evaluator\n"
+        "from kubesched_other import thing\n"
+        "if TYPE_CHECKING:\n"
+        "    from kubesched.simulate import SimulationResult\n"
+    )
+    assert plugin_api_violations(tmp_path) == [
+        "kubesched_example/plugin.py:2: imports kubesched.runtime",
+        "kubesched_example/plugin.py:3: imports kubesched.scheduler",
+        "kubesched_example/plugin.py:5: imports kubesched.api._pod",
+        "kubesched_example/plugin.py:9: imports kubesched.simulate",
+    ]

@@ -45,6 +45,7 @@ TESTING_API = {
     "PreScoreContract", "QueueSortContract", "ReserveContract", "Scenario", "ScoreContract",
     "ScorePhase", "VectorizedContract", "batch_filter_mismatch", "batch_score_mismatch",
     "make_node", "make_pod",
+    "PLUGIN_API_MODULES", "plugin_api_violations",
     "run_end_to_end",
 }  # fmt: skip
 

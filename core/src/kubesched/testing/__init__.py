@@ -6,6 +6,8 @@
 - `batch_score_mismatch(plugin, state, pod, nodes)`: whether a batch Score (`score_nodes`)
   answers what Score answers node by node; `batch_filter_mismatch`, the same for a batch
   Filter (`filter_nodes`).
+- `plugin_api_violations(src)`: the imports of kubesched modules outside the plugin API
+  (`PLUGIN_API_MODULES`) in a plugin package's source.
 - `kubesched.testing.strategies`: hypothesis strategies for pods, nodes and clusters.
 - `kubesched.testing.contracts`: the conformance contracts (`PluginConformance` and one class
   per extension point), and `kubesched.testing.plugin`, their pytest plugin.
@@ -24,6 +26,7 @@ from kubesched.testing._batch import batch_filter_mismatch, batch_score_mismatch
 from kubesched.testing._builders import NodeBuilder, PodBuilder, make_node, make_pod
 from kubesched.testing._end_to_end import EndToEndReport, run_end_to_end
 from kubesched.testing._harness import FilterPhase, PluginHarness, ScorePhase
+from kubesched.testing._imports import PLUGIN_API_MODULES, plugin_api_violations
 from kubesched.testing._scenario import ClusterScenario, Scenario
 
 if TYPE_CHECKING:
@@ -85,6 +88,7 @@ _CONTRACTS = frozenset(
 )
 
 __all__ = [
+    "PLUGIN_API_MODULES",
     "ArgsContract",
     "BatchFilterContract",
     "BatchScoreContract",
@@ -120,6 +124,7 @@ __all__ = [
     "batch_score_mismatch",
     "make_node",
     "make_pod",
+    "plugin_api_violations",
     "run_end_to_end",
 ]
 
