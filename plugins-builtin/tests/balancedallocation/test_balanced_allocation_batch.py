@@ -16,6 +16,7 @@ from test_balanced_allocation import CASES, EXISTING, cpu_and_memory, make_node,
 from kubesched.api import Node, Pod
 from kubesched.framework import CycleState, NodeInfo, PodInfo, Snapshot, Status
 from kubesched.testing import batch_score_mismatch
+from kubesched.testing import make_node as node_builder
 from kubesched_builtin.balancedallocation import NodeResourcesBalancedAllocation
 
 GPU = "nvidia.com/gpu"
@@ -96,11 +97,7 @@ def clusters(draw: st.DrawFn) -> tuple[dict[str, Any], Pod, list[NodeInfo]]:
     infos = []
     for i in range(draw(st.integers(1, 5))):
         alloc = amounts([*kinds, "pods"], at_least=3)
-        info = NodeInfo(
-            Node.model_validate(
-                {"metadata": {"name": f"n{i}"}, "status": {"allocatable": alloc, "capacity": alloc}}
-            )
-        )
+        info = NodeInfo(node_builder(f"n{i}").alloc(alloc).obj())
         for j in range(draw(st.integers(0, 3))):
             info.add_pod_info(PodInfo(pod(f"n{i}", amounts(kinds), name=f"n{i}-{j}")))
         infos.append(info)

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
-from builtin_helpers import make_node, node_infos
+from builtin_helpers import make_node, make_pod, node_infos
 from pydantic import BaseModel
 
 from kubesched import NotFoundError
@@ -88,29 +88,24 @@ def pod(
     disruption_target: bool = False,
 ) -> Pod:
     """A pod as upstream's `st.MakePod().Name(n).UID(n)...` builds it (uid = name)."""
-    containers = [{"name": "c", "image": "pause", "resources": {"requests": dict(req or {})}}]
-    spec: dict[str, Any] = {"containers": containers}
+    builder = make_pod(name).req(req or {}).label(**(labels or {}))
     if node:
-        spec["nodeName"] = node
+        builder.node(node)
     if prio is not None:
-        spec["priority"] = prio
+        builder.priority(prio)
     if never:
-        spec["preemptionPolicy"] = "Never"
-    meta: dict[str, Any] = {"name": name, "namespace": "default", "uid": name}
-    if labels:
-        meta["labels"] = dict(labels)
+        builder.spec(preemptionPolicy="Never")
     if terminating:
-        meta["deletionTimestamp"] = "2026-01-01T00:00:00Z"
-    status: dict[str, Any] = {}
-    if start is not None:
-        status["startTime"] = start.isoformat()
+        builder.terminating(datetime(2026, 1, 1, tzinfo=UTC))
     if nominated:
-        status["nominatedNodeName"] = nominated
+        builder.nominated(nominated)
+    built = builder.obj()
+    built.status.start_time = start
     if disruption_target:
-        status["conditions"] = [
-            {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler"}
+        built.status.conditions = [
+            PodCondition(type="DisruptionTarget", status="True", reason="PreemptionByScheduler")
         ]
-    return Pod.model_validate({"metadata": meta, "spec": spec, "status": status})
+    return built
 
 
 def pdb(

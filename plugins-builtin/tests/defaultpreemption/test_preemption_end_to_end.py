@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from builtin_helpers import make_node
+from builtin_helpers import make_node, make_pod
 from preemption_helpers import simulate
 
 from kubesched.api import Pod
@@ -13,17 +13,12 @@ from kubesched_builtin.kinds import PodDisruptionBudget
 
 
 def _pod(name: str, cpu: str, prio: int, node: str = "", **extra: Any) -> Pod:
-    spec: dict[str, Any] = {
-        "priority": prio,
-        "containers": [{"name": "c", "image": "pause", "resources": {"requests": {"cpu": cpu}}}],
-    }
+    """A pod without a uid (the cluster gives it one), requesting `cpu`; `labels=` and
+    other spec fields (manifest spelling) in `extra`."""
+    pod = make_pod(name).uid("").req(cpu=cpu).priority(prio).label(**extra.pop("labels", {}))
     if node:
-        spec["nodeName"] = node
-    labels = extra.pop("labels", {})
-    spec.update(extra)
-    return Pod.model_validate(
-        {"metadata": {"name": name, "namespace": "default", "labels": labels}, "spec": spec}
-    )
+        pod.node(node)
+    return pod.spec(**extra).obj()
 
 
 def _names(sim: Any) -> set[str]:

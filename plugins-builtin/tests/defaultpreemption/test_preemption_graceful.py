@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
-from builtin_helpers import make_node
+from builtin_helpers import make_node, make_pod
 from preemption_helpers import simulate
 
 from kubesched.api import Node, Pod
@@ -26,15 +26,13 @@ PREEMPTING = "preemption: not eligible due to a terminating pod on the nominated
 
 
 def _pod(name: str, cpu: str, prio: int, node: str = "", grace: int | None = None) -> Pod:
-    spec: dict[str, Any] = {
-        "priority": prio,
-        "containers": [{"name": "c", "image": "pause", "resources": {"requests": {"cpu": cpu}}}],
-    }
+    """A pod without a uid (the cluster gives it one), requesting `cpu`."""
+    pod = make_pod(name).uid("").req(cpu=cpu).priority(prio)
     if node:
-        spec["nodeName"] = node
+        pod.node(node)
     if grace is not None:
-        spec["terminationGracePeriodSeconds"] = grace
-    return Pod.model_validate({"metadata": {"name": name, "namespace": "default"}, "spec": spec})
+        pod.spec(terminationGracePeriodSeconds=grace)
+    return pod.obj()
 
 
 def _node(name: str, cpu: str) -> Node:

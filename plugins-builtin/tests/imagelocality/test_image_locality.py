@@ -3,8 +3,6 @@ TestImageLocalityPriority (TestNormalizedImageName is in core/tests/api, with th
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from fakes import fake_handle
 from hypothesis import given
@@ -13,6 +11,7 @@ from hypothesis import strategies as st
 from kubesched.api import Node, Pod
 from kubesched.cache import ImageStates
 from kubesched.framework import CycleState, NoArgs, NodeInfo, Snapshot, is_success
+from kubesched.testing import make_node, make_pod
 from kubesched_builtin.imagelocality import (
     MAX_CONTAINER_THRESHOLD,
     MIN_THRESHOLD,
@@ -25,21 +24,20 @@ MB = 1024 * 1024
 
 def image_node(name: str, *images: tuple[list[str], int]) -> Node:
     """A node holding images given as (names, size in MB)."""
-    return Node.model_validate(
-        {
-            "metadata": {"name": name},
-            "status": {"images": [{"names": n, "sizeBytes": mb * MB} for n, mb in images]},
-        }
-    )
+    node = make_node(name)
+    for names, mb in images:
+        node.image(*names, size=mb * MB)
+    return node.obj()
 
 
 def pod_spec(*images: str, init: tuple[str, ...] = ()) -> Pod:
-    spec: dict[str, Any] = {
-        "containers": [{"name": f"c{i}", "image": im} for i, im in enumerate(images)]
-    }
+    """Pod "p" whose containers (named c0, c1, ...) run these images."""
+    pod = make_pod("p", namespace=None, uid="").no_containers()
+    for image in images:
+        pod.container(image=image)
     if init:
-        spec["initContainers"] = [{"name": f"i{i}", "image": im} for i, im in enumerate(init)]
-    return Pod.model_validate({"metadata": {"name": "p"}, "spec": spec})
+        pod.spec(initContainers=[{"name": f"i{i}", "image": im} for i, im in enumerate(init)])
+    return pod.obj()
 
 
 def snapshot_of(nodes: list[Node]) -> Snapshot:

@@ -9,6 +9,7 @@ from fakes import fake_handle
 
 from kubesched.api import Node, Pod
 from kubesched.framework import Snapshot
+from kubesched.testing import make_node, make_pod
 from kubesched_builtin.nodeaffinity import NodeAffinity, NodeAffinityArgs
 
 __all__ = [
@@ -64,16 +65,17 @@ def pod_with(
     node_selector: dict[str, str] | None = None,
     name: str = "p",
 ) -> Pod:
-    spec: dict[str, Any] = {}
+    """A pod without containers whose uid is its name."""
+    pod = make_pod(name, namespace=None, uid=name).no_containers()
     if node_affinity is not None:
-        spec["affinity"] = {"nodeAffinity": node_affinity}
+        pod.spec(affinity={"nodeAffinity": node_affinity})
     if node_selector is not None:
-        spec["nodeSelector"] = node_selector
-    return Pod.model_validate({"metadata": {"name": name, "uid": name}, "spec": spec})
+        pod.node_selector(**node_selector)
+    return pod.obj()
 
 
 def make_affinity_node(name: str, labels: dict[str, str] | None = None) -> Node:
-    return Node.model_validate({"metadata": {"name": name, "labels": labels or {}}})
+    return make_node(name).label(**(labels or {})).obj()
 
 
 def affinity_plugin(

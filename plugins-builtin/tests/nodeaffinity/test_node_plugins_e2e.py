@@ -10,6 +10,7 @@ from kubesched.api import K8sModel, Node, Pod
 from kubesched.config import PluginCatalog, parse_config, resolve
 from kubesched.runtime import PluginRegistry, make_plugin_manager
 from kubesched.simulate import Simulation, SimulationResult
+from kubesched.testing import make_node, make_pod
 from kubesched_builtin.balancedallocation import NodeResourcesBalancedAllocation
 from kubesched_builtin.defaultbinder import DefaultBinder
 from kubesched_builtin.imagelocality import ImageLocality
@@ -53,26 +54,17 @@ def node(
     taints: list[dict[str, str]] | None = None,
     images: list[tuple[str, int]] | None = None,
 ) -> Node:
-    return Node.model_validate(
-        {
-            "metadata": {"name": name, "labels": labels or {}},
-            "spec": {"taints": taints or []},
-            "status": {
-                "allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"},
-                "images": [{"names": [n], "sizeBytes": size} for n, size in images or []],
-            },
-        }
-    )
+    builder = make_node(name).alloc(cpu="4", memory="8Gi", pods="110").label(**(labels or {}))
+    for t in taints or []:
+        builder.taint(t["key"], t.get("value", ""), t["effect"])
+    for image, size in images or []:
+        builder.image(image, size=size)
+    return builder.obj()
 
 
 def pod(name: str, **spec: Any) -> Pod:
-    containers = spec.pop("containers", [{"name": "c", "image": "pause"}])
-    return Pod.model_validate(
-        {
-            "metadata": {"name": name, "namespace": "default", "uid": name},
-            "spec": {"containers": containers, **spec},
-        }
-    )
+    """A pod whose uid is its name, with these spec fields (one empty container by default)."""
+    return make_pod(name, uid=name).spec(**spec).obj()
 
 
 def test_taints_affinity_and_ports_decide_and_explain() -> None:

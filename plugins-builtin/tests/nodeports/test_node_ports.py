@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from fakes import fake_handle
 
-from kubesched.api import Node, Pod
+from kubesched.api import Pod
 from kubesched.framework import (
     ActionType,
     Code,
@@ -20,6 +20,7 @@ from kubesched.framework import (
     QueueingHint,
     Status,
 )
+from kubesched.testing import make_node, make_pod
 from kubesched_builtin.nodeports import ERR_REASON, NodePorts, host_ports
 
 
@@ -33,17 +34,12 @@ def new_pod(host: str, *port_infos: str, name: str = "p") -> Pod:
     for info in port_infos:
         protocol, ip, port = info.split("/")
         ports.append({"hostIP": ip, "hostPort": int(port), "protocol": protocol})
-    return Pod.model_validate(
-        {
-            "metadata": {"name": name, "uid": name},
-            "spec": {"nodeName": host, "containers": [{"name": "c", "ports": ports}]},
-        }
-    )
+    pod = make_pod(name, namespace=None, uid=name).node(host)
+    return pod.container(name="c", ports=ports).obj()
 
 
 def node_info_with(*pods: Pod) -> NodeInfo:
-    node = Node.model_validate({"metadata": {"name": "m1"}})
-    return NodeInfo(node, [PodInfo(p) for p in pods])
+    return NodeInfo(make_node("m1").obj(), [PodInfo(p) for p in pods])
 
 
 UNSCHEDULABLE = Status.unschedulable(ERR_REASON)

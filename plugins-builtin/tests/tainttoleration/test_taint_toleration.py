@@ -23,6 +23,7 @@ from kubesched.framework import (
     Status,
     is_success,
 )
+from kubesched.testing import make_node, make_pod
 from kubesched_builtin.tainttoleration import ERR_REASON_UNTOLERATED, TaintToleration
 
 PNS = "PreferNoSchedule"
@@ -36,13 +37,18 @@ def _plugin() -> TaintToleration:
 
 
 def node_with_taints(name: str, taints: list[dict[str, str]]) -> Node:
-    return Node.model_validate({"metadata": {"name": name}, "spec": {"taints": taints}})
+    node = make_node(name)
+    for t in taints:
+        node.taint(t["key"], t["value"], t["effect"])
+    return node.obj()
 
 
 def pod_with_tolerations(name: str, tolerations: list[dict[str, str]], uid: str = "") -> Pod:
-    return Pod.model_validate(
-        {"metadata": {"name": name, "uid": uid or name}, "spec": {"tolerations": tolerations}}
-    )
+    """A pod without containers, with these tolerations; its uid is its name unless given."""
+    pod = make_pod(name, namespace=None, uid=uid or name).no_containers()
+    for t in tolerations:
+        pod.toleration(**t)
+    return pod.obj()
 
 
 def taint(key: str, value: str, effect: str) -> dict[str, str]:
