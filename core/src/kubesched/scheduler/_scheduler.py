@@ -50,6 +50,7 @@ from kubesched.scheduler._attempt_error import AttemptError, attempt_error, rais
 from kubesched.scheduler._event_handlers import EventHandlers
 from kubesched.scheduler._explain import Explanation
 from kubesched.scheduler._explain_cycle import CycleExplainer
+from kubesched.scheduler._gc import scheduling_gc
 from kubesched.scheduler._recorder import ClusterEventRecorder, truncate_message
 
 __all__ = ["AttemptRecord", "Scheduler", "SchedulerStats"]
@@ -162,13 +163,14 @@ class Scheduler:
     async def run(self) -> None:
         """Schedule until `stop()`; handlers must have been registered."""
         await self.cluster.wait_for_sync()
-        while not self._stopped:
-            qpi = await self.queue.pop()
-            if qpi is None:
-                break
-            self.schedule_one(qpi)
-            # let binding tasks and event delivery run between cycles
-            await asyncio.sleep(0)
+        with scheduling_gc():  # the initial load frozen, fewer collections (see _gc)
+            while not self._stopped:
+                qpi = await self.queue.pop()
+                if qpi is None:
+                    break
+                self.schedule_one(qpi)
+                # let binding tasks and event delivery run between cycles
+                await asyncio.sleep(0)
 
     def stop(self) -> None:
         self._stopped = True
