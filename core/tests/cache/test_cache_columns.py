@@ -17,22 +17,13 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
 
 from kubesched.api import (
-    Affinity,
-    Container,
-    ContainerPort,
-    LabelSelector,
     Node,
-    ObjectMeta,
     Pod,
-    PodAffinity,
-    PodAffinityTerm,
-    PodAntiAffinity,
-    PodSpec,
-    ResourceRequirements,
 )
 from kubesched.cache import LABEL_TOPOLOGY_ZONE, SchedulerCache
 from kubesched.framework import NodeColumns, NodeInfo, Snapshot
 from kubesched.framework._node_columns import TaintKey
+from kubesched.testing import make_node, make_pod
 
 NODES = ["n0", "n1", "n2", "n3", "n4"]
 ZONES = ["a", "b", None]
@@ -89,65 +80,39 @@ pod_shapes = st.builds(
 
 
 def _node(name: str, shape: NodeShape) -> Node:
-    labels = {"kubernetes.io/hostname": name}
+    node = make_node(name).label(**{"kubernetes.io/hostname": name})
     if shape.zone is not None:
-        labels[LABEL_TOPOLOGY_ZONE] = shape.zone
+        node.label(**{LABEL_TOPOLOGY_ZONE: shape.zone})
     if shape.rack is not None:
-        labels[RACK] = shape.rack
-    allocatable = {"cpu": shape.cpu, "memory": "16Gi", "pods": "110"}
+        node.label(**{RACK: shape.rack})
+    node.alloc(cpu=shape.cpu, memory="16Gi", pods="110")
     if shape.gpu is not None:
-        allocatable[GPU] = shape.gpu
-    return Node.model_validate(
-        {
-            "metadata": {"name": name, "labels": labels},
-            "spec": {
-                "unschedulable": shape.unschedulable,
-                "taints": [{"key": k, "value": v, "effect": e} for k, v, e in shape.taints],
-            },
-            "status": {
-                "allocatable": allocatable,
-                "images": [
-                    {"names": [image], "sizeBytes": size} for image, size in shape.images.items()
-                ],
-            },
-        }
-    )
+        node.alloc({GPU: shape.gpu})
+    node.unschedulable(shape.unschedulable)
+    for key, value, effect in shape.taints:
+        node.taint(key, value, effect)
+    for image, size in shape.images.items():
+        node.image(image, size=size)
+    return node.obj()
 
 
 def _pod(uid: str, node: str, shape: PodShape) -> Pod:
     requests = {"cpu": shape.cpu}
     if shape.gpu is not None:
         requests[GPU] = shape.gpu
-    term = PodAffinityTerm(
-        label_selector=LabelSelector(match_labels={"app": uid}),
-        topology_key="kubernetes.io/hostname",
-    )
-    required = PodAffinity(required_during_scheduling_ignored_during_execution=[term])
-    affinity = None
+    term = {
+        "labelSelector": {"matchLabels": {"app": uid}},
+        "topologyKey": "kubernetes.io/hostname",
+    }
+    required = {"requiredDuringSchedulingIgnoredDuringExecution": [term]}
+    pod = make_pod(uid, uid=uid).label(app=uid).node(node)
     if shape.affinity == "affinity":
-        affinity = Affinity(pod_affinity=required)
+        pod.spec(affinity={"podAffinity": required})
     elif shape.affinity == "anti":
-        affinity = Affinity(
-            pod_anti_affinity=PodAntiAffinity(
-                required_during_scheduling_ignored_during_execution=[term]
-            )
-        )
-    ports = [ContainerPort(container_port=80, host_port=shape.port)] if shape.port else []
-    return Pod(
-        metadata=ObjectMeta(name=uid, namespace="default", uid=uid, labels={"app": uid}),
-        spec=PodSpec(
-            node_name=node,
-            affinity=affinity,
-            containers=[
-                Container(
-                    name="c",
-                    image="nginx:1",
-                    ports=ports,
-                    resources=ResourceRequirements(requests=requests),
-                )
-            ],
-        ),
-    )
+        pod.spec(affinity={"podAntiAffinity": required})
+    ports = [{"containerPort": 80, "hostPort": shape.port}] if shape.port else []
+    resources = {"requests": requests}
+    return pod.container(name="c", image="nginx:1", ports=ports, resources=resources).obj()
 
 
 def _ints(values: list[int]) -> list[int]:

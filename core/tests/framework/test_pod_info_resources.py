@@ -11,6 +11,7 @@ import pytest
 from kubesched.api import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, Pod
 from kubesched.features import ENV_VAR
 from kubesched.framework import NodeInfo, PodInfo, Resource
+from kubesched.testing import make_pod
 
 Mi = 1024 * 1024
 CPU500M = {"cpu": "500m", "memory": "500Mi"}
@@ -30,10 +31,13 @@ def _pod(
     inits: list[dict[str, Any]] | None = None,
     pod_resources: dict[str, dict[str, str]] | None = None,
 ) -> Pod:
-    spec: dict[str, Any] = {"containers": containers, "initContainers": inits or []}
+    """Pod "p" with these containers (kubesched.testing's builder: none are added for it)."""
+    pod = make_pod("p", namespace=None, uid="p").no_containers().spec(initContainers=inits or [])
+    for c in containers:
+        pod.container(**c)
     if pod_resources is not None:
-        spec["resources"] = pod_resources
-    return Pod.model_validate({"metadata": {"name": "p", "uid": "p"}, "spec": spec})
+        pod.spec(resources=pod_resources)
+    return pod.obj()
 
 
 # (name, pod, (milli_cpu, memory, ephemeral_storage), non0_cpu, non0_mem)

@@ -12,22 +12,19 @@ from sched_harness import CpuFit, make_simulation
 from kubesched.api import Node, Pod
 from kubesched.cluster import Cluster
 from kubesched.hookspecs import hookimpl
+from kubesched.testing import make_node, make_pod
 
 
 def _node(name: str, cpu: str) -> Node:
-    return Node.model_validate(
-        {"metadata": {"name": name}, "status": {"allocatable": {"cpu": cpu, "pods": "10"}}}
-    )
+    return make_node(name).alloc(cpu=cpu, pods="10").obj()
 
 
 def _pod(name: str, cpu: str, node: str = "", grace: int | None = None) -> Pod:
-    spec: dict[str, Any] = {
-        "nodeName": node,
-        "containers": [{"name": "c", "image": "pause", "resources": {"requests": {"cpu": cpu}}}],
-    }
+    """A pod without a uid (the cluster gives it one), requesting `cpu`."""
+    pod = make_pod(name, uid="").req(cpu=cpu).node(node)
     if grace is not None:
-        spec["terminationGracePeriodSeconds"] = grace
-    return Pod.model_validate({"metadata": {"name": name, "namespace": "default"}, "spec": spec})
+        pod.spec(terminationGracePeriodSeconds=grace)
+    return pod.obj()
 
 
 class _DeleteAt:
