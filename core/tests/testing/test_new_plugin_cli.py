@@ -81,7 +81,8 @@ def test_new_plugin_uses_the_template_inside_kubesched(
     assert answers["_src_path"] == str(cache / "template")
     assert answers["_commit"] == f"v{__version__}"
     plugin = (dest / "src" / "acme_rack" / "plugin.py").read_text()
-    assert "class Rack(FilterPlugin, ReservePlugin, EnqueueExtensions):" in plugin
+    bases = "FilterPlugin[RackArgs], ReservePlugin[RackArgs], EnqueueExtensions"
+    assert f"class Rack({bases}):" in plugin
     assert 'Rack = "acme_rack:Rack"' in (dest / "pyproject.toml").read_text()
 
 
