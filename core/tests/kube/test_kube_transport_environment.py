@@ -1,0 +1,64 @@
+"""The transport reads the proxy environment once, when it is made, not on every request
+(kubernetes_asyncio's session would, in two worker-thread hops per request)."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("kubernetes_asyncio", reason="needs the kube extra (kubernetes_asyncio)")
+
+from kube_helpers import fake_server, run
+
+from kubesched.cluster.kube import Transport
+
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")
+
+
+@pytest.fixture(autouse=True)
+def _no_proxy_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+
+def _settings(host: str) -> tuple[object, object, bool]:
+    async def scenario() -> tuple[object, object, bool]:
+        transport = Transport.for_host(host)
+        rest = transport._api.rest_client
+        try:
+            return rest.proxy, rest.proxy_headers, rest.pool_manager.trust_env
+        finally:
+            await transport.close()
+
+    return run(scenario)
+
+
+def test_the_environments_proxy_is_resolved_once_for_the_host(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HTTPS_PROXY", "http://user:secret@proxy.example:3128")
+    proxy, headers, trust_env = _settings("https://api.example:6443")
+    assert proxy == "http://proxy.example:3128"
+    assert headers == {"Proxy-Authorization": "Basic dXNlcjpzZWNyZXQ="}
+    assert trust_env is False
+
+
+def test_no_proxy_and_other_schemes_leave_the_host_unproxied(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example:3128")
+    monkeypatch.setenv("NO_PROXY", "api.example")
+    assert _settings("https://api.example:6443") == (None, None, False)
+    assert _settings("http://127.0.0.1:8080")[0] is None
+
+
+def test_requests_still_work_without_the_per_request_lookups() -> None:
+    async def scenario() -> str:
+        async with fake_server() as server:
+            transport = Transport.for_host(server.url)
+            try:
+                body = await transport.request("GET", "/api/v1/namespaces/default")
+            finally:
+                await transport.close()
+        return str(body["metadata"]["name"])
+
+    assert run(scenario) == "default"
