@@ -200,10 +200,10 @@ def test_nominates_the_best_node_and_evicts_its_victims() -> None:
     assert status.is_success
     assert result is not None and result.nominating_info is not None
     assert result.nominating_info.nominated_node_name == "n1"
-    assert h.cluster.get("Pod", "low", "default") is None or (
-        h.cluster.get("Pod", "low", "default").metadata.deletion_timestamp is not None
-    )
-    assert h.cluster.get("Pod", "mid", "default").metadata.deletion_timestamp is None
+    low, mid = (h.cluster.get("Pod", name, "default") for name in ("low", "mid"))
+    # deleted: gone, or terminating for its grace period as on a real cluster
+    assert low is None or low.metadata.deletion_timestamp is not None
+    assert mid is not None and mid.metadata.deletion_timestamp is None
     assert h.recorder.events == [
         (
             "Preempted",
@@ -215,20 +215,30 @@ def test_nominates_the_best_node_and_evicts_its_victims() -> None:
     assert h.recorder.related == ["default/preemptor"]
 
 
-def test_victims_get_the_disruption_target_condition_before_deletion() -> None:
+def test_victims_get_the_disruption_target_condition_before_deletion(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     h = harness([pod("low", 1, node="n1", start=0)])
     seen: list[Any] = []
     plugin = h.plugin
     assert isinstance(plugin, EvictLower)
-    update = h.cluster.update_pod_condition
+    update, delete = h.cluster.update_pod_condition, h.cluster.delete
 
-    async def spy(current: Pod, condition: Any, *rest: Any) -> Any:
+    async def spy_update(current: Pod, condition: Any, *rest: Any) -> Any:
         seen.append((current.metadata.name, condition.type, condition.reason))
         return await update(current, condition, *rest)
 
-    h.cluster.update_pod_condition = spy  # type: ignore[method-assign]
+    async def spy_delete(kind: str, name: str, *rest: Any) -> Any:
+        seen.append((kind, name, "deleted"))
+        return await delete(kind, name, *rest)
+
+    monkeypatch.setattr(h.cluster, "update_pod_condition", spy_update)
+    monkeypatch.setattr(h.cluster, "delete", spy_delete)
     preempt(h, unschedulable_everywhere(h))
-    assert seen == [("low", DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER)]
+    assert seen == [
+        ("low", DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER),
+        ("Pod", "low", "deleted"),
+    ]
 
 
 def test_an_ineligible_pod_keeps_its_nomination() -> None:
