@@ -2,12 +2,18 @@
 
     python benchmarks/run.py [--workload NAME] [--nodes N] [--init-pods N] [--pods N]
                              [--gang-size N] [--seed S] [--json] [--record [--note TEXT]]
+                             [--mode simulate|run [--apiserver fake|envtest] [--qps Q]]
                              [--list]
 
 Sizes default to the workload's first upstream size (SchedulingBasic: 500/500/1000).
 `--record` appends a dated row to benchmarks/RESULTS.md. Exit status: 0 done, 1 the run
 ended with pods, gangs or claims unbound, 2 bad arguments or a plugin package the
 workload needs is not installed.
+
+`--mode run` drains a backlog of the workload's pods with `kubesched run` through an API
+server in another process (the fake one, or etcd + kube-apiserver from $KUBEBUILDER_ASSETS
+with `--apiserver envtest`): pods/s, time to first bind, peak RSS, requests by verb
+(kubesched_bench/run_mode.py).
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from kubesched_bench import (  # noqa: E402  (needs the sys.path entry above)
     run_workload,
     to_json,
 )
+from kubesched_bench.run_mode import add_run_arguments, main_run  # noqa: E402
 
 RESULTS = HERE / "RESULTS.md"
 
@@ -52,6 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--note", help="free text added to the recorded row's notes")
     p.add_argument("--results-file", type=Path, default=RESULTS, help=argparse.SUPPRESS)
     p.add_argument("--list", action="store_true", help="list the workloads and exit")
+    add_run_arguments(p)
     return p
 
 
@@ -93,6 +101,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
+    if args.mode == "run":
+        return main_run(args, size)
     try:
         workload = spec.build(size, args.seed)
     except MissingPackageError as e:
