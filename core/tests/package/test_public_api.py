@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
+
+import pytest
+
 import kubesched.framework
 
 FRAMEWORK_API = {
@@ -22,13 +26,36 @@ FRAMEWORK_API = {
 }  # fmt: skip
 
 
-def test_framework_public_names_are_pinned() -> None:
-    assert set(kubesched.framework.__all__) == FRAMEWORK_API
+PREEMPTION_API = {
+    "DISRUPTION_TARGET", "PDB_KIND_NAME", "PREEMPTION_BY_SCHEDULER",
+    "Candidate", "Evaluator", "MoreImportantPodFunc", "PreemptionInterface", "ScoreFunc",
+    "Victims", "by_importance", "earliest_start_time_of_highest_priority", "importance_key",
+    "more_important_pod", "pick_one_node_for_preemption", "pod_start_time",
+}  # fmt: skip
+
+HOOKSPECS_API = {
+    "PROJECT", "PodResultView", "ReportSection", "SimulationResultView", "hookimpl", "hookspec",
+    "kubesched_attempt_failed", "kubesched_cluster_controllers", "kubesched_pod_scheduled",
+    "kubesched_register_kinds", "kubesched_report_sections",
+}  # fmt: skip
+
+PUBLIC_APIS = {
+    "kubesched.framework": FRAMEWORK_API,
+    "kubesched.framework.preemption": PREEMPTION_API,
+    "kubesched.hookspecs": HOOKSPECS_API,
+}
 
 
-def test_every_public_name_exists() -> None:
-    for name in kubesched.framework.__all__:
-        assert hasattr(kubesched.framework, name), name
+@pytest.mark.parametrize("module", sorted(PUBLIC_APIS))
+def test_public_names_are_pinned(module: str) -> None:
+    assert set(importlib.import_module(module).__all__) == PUBLIC_APIS[module]
+
+
+@pytest.mark.parametrize("module", sorted(PUBLIC_APIS))
+def test_every_public_name_exists(module: str) -> None:
+    mod = importlib.import_module(module)
+    for name in mod.__all__:
+        assert hasattr(mod, name), name
 
 
 def test_extension_points_are_upstreams() -> None:
