@@ -7,9 +7,8 @@ programs that want other controller settings register a `VolumeBindingHooks` ins
 
 from __future__ import annotations
 
-from typing import Any
-
 from kubesched.api import KindRegistry
+from kubesched.cluster import Cluster, Controller
 from kubesched.hookspecs import hookimpl
 from kubesched_volumebinding.controllers import Provisioner, PVController
 from kubesched_volumebinding.storage import storage_kinds
@@ -24,7 +23,7 @@ def kubesched_register_kinds(registry: KindRegistry) -> None:
 
 
 @hookimpl
-def kubesched_cluster_controllers(cluster: Any) -> list[Any]:
+def kubesched_cluster_controllers(cluster: Cluster) -> list[Controller]:
     return [PVController(), Provisioner()]
 
 
@@ -45,5 +44,5 @@ class VolumeBindingHooks:
         kubesched_register_kinds(registry)
 
     @hookimpl
-    def kubesched_cluster_controllers(self, cluster: Any) -> list[Any]:
+    def kubesched_cluster_controllers(self, cluster: Cluster) -> list[Controller]:
         return [c for c in (self.pv_controller, self.provisioner) if c is not None]
