@@ -1,8 +1,10 @@
 """The plugin API: what a plugin implements and what it is given.
 
 Extension-point base classes, Code/Status, CycleState, PodInfo/NodeInfo/Snapshot, cluster
-events and the Handle protocol. Nothing here runs plugins; that is `kubesched.runtime`.
-Imports only `kubesched.api` and `kubesched.clock` (for typing).
+events, Diagnosis/FitError (why no node fits) and the Handle protocol; and
+`kubesched.framework.preemption`, the evaluator a preemption PostFilter plugin drives.
+Nothing here runs plugins; that is `kubesched.runtime`. Imports only `kubesched.api`,
+kubesched's errors and `kubesched.clock` (for typing).
 """
 
 from kubesched.framework._cycle_state import CycleState, StateData, StateNotFoundError
