@@ -3,12 +3,13 @@
     python benchmarks/run.py [--workload NAME] [--nodes N] [--init-pods N] [--pods N]
                              [--gang-size N] [--seed S] [--json] [--record [--note TEXT]]
                              [--mode simulate|run [--apiserver fake|envtest] [--qps Q]]
-                             [--list]
+                             [--sweep N,N,...] [--list]
 
 Sizes default to the workload's first upstream size (SchedulingBasic: 500/500/1000).
-`--record` appends a dated row to benchmarks/RESULTS.md. Exit status: 0 done, 1 the run
-ended with pods, gangs or claims unbound, 2 bad arguments or a plugin package the
-workload needs is not installed.
+`--record` appends a dated row to benchmarks/RESULTS.md (one per size with `--sweep`,
+which runs the workload at each node count in a fresh process and shows how the cost
+grows). Exit status: 0 done, 1 the run ended with pods, gangs or claims unbound, 2 bad
+arguments or a plugin package the workload needs is not installed.
 
 `--mode run` drains a backlog of the workload's pods with `kubesched run` through an API
 server in another process (the fake one, or etcd + kube-apiserver from $KUBEBUILDER_ASSETS
@@ -39,6 +40,7 @@ from kubesched_bench import (  # noqa: E402  (needs the sys.path entry above)
     to_json,
 )
 from kubesched_bench.run_mode import add_run_arguments, main_run  # noqa: E402
+from kubesched_bench.sweep import add_sweep_argument, main_sweep  # noqa: E402
 
 RESULTS = HERE / "RESULTS.md"
 
@@ -59,6 +61,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--note", help="free text added to the recorded row's notes")
     p.add_argument("--results-file", type=Path, default=RESULTS, help=argparse.SUPPRESS)
     p.add_argument("--list", action="store_true", help="list the workloads and exit")
+    add_sweep_argument(p)
     add_run_arguments(p)
     return p
 
@@ -101,6 +104,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
+    if args.sweep:
+        if args.nodes is not None:
+            print("error: --sweep gives the node counts; leave out --nodes", file=sys.stderr)
+            return 2
+        return main_sweep(Path(__file__).resolve(), args)
     if args.mode == "run":
         return main_run(args, size)
     try:

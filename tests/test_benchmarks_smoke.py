@@ -3,6 +3,7 @@ rules, and the RESULTS.md writer. No assertion depends on how fast the machine i
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import importlib.util
 import json
@@ -22,6 +23,7 @@ from kubesched_bench import (
     run_workload,
     throughput_samples,
 )
+from kubesched_bench.sweep import growth_rows, node_counts
 from kubesched_bench.templates import (
     INIT_NAMESPACE,
     MEASURED_NAMESPACE,
@@ -208,6 +210,69 @@ def test_record_notes_load_and_victims(tmp_path: Path) -> None:
     result = run_workload(get_workload("PreemptionBasic").build(Size(1, 4, 1)))
     result.load_average = 2.0
     row = record(result, tmp_path / "RESULTS.md", datetime.date(2025, 1, 2), note="a | b")
-    assert row.endswith("| load 2.00 (loaded); 3 preemption victims; a / b |")
+    # the notes cell (the cost columns follow it)
+    assert "| load 2.00 (loaded); 3 preemption victims; a / b |" in row
     result.load_average = 0.5
     assert row_notes(result).startswith("load 0.50; ")
+
+
+def test_json_has_cost_memory_and_load_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    code = _run_py().main(["--nodes", "10", "--init-pods", "5", "--pods", "20", "--json"])
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["cycle_ms_per_pod"] > 0
+    # one attempt per pod here: the cycle cost per pod is the mean attempt latency
+    assert out["cycle_ms_per_pod"] == pytest.approx(out["attempt_latency"]["average"])
+    assert out["cpu_ms_per_pod"] > 0
+    assert out["peak_rss_mib"] > 1
+    for key in ("load_average", "load_average_end"):
+        assert out[key] is None or out[key] >= 0
+
+
+def test_record_row_has_the_cost_columns(tmp_path: Path) -> None:
+    result = run_workload(get_workload("SchedulingBasic").build(Size(5, 2, 10)))
+    path = tmp_path / "RESULTS.md"
+    row = record(result, path)
+    header = path.read_text(encoding="utf-8").splitlines()[-3]
+    names = [c.strip() for c in header.strip("|").split("|")]
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert len(cells) == len(names)
+    by_name = dict(zip(names, cells, strict=True))
+    assert float(by_name["cycle ms/pod"]) == pytest.approx(result.cycle_ms_per_pod, abs=1e-3)
+    assert float(by_name["CPU ms/pod"]) > 0
+    assert float(by_name["peak RSS MiB"]) > 1
+    assert by_name["load at end"] == "-" or float(by_name["load at end"]) >= 0
+
+
+def test_sweep_runs_each_node_count(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--sweep", "5,10", "--init-pods", "2", "--pods", "10", "--json"]
+    assert _run_py().main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [r["nodes"] for r in out] == [5, 10]
+    assert all(r["bound"] == 10 and r["cycle_ms_per_pod"] > 0 for r in out)
+    assert _run_py().main(["--sweep", "5,10", "--nodes", "5"]) == 2
+
+
+@pytest.mark.parametrize("text", ["10,5", "0,5", "5,5", "a", ""])
+def test_sweep_wants_increasing_positive_counts(text: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError):
+        node_counts(text)
+
+
+def test_sweep_growth_is_relative_to_the_first_size_and_per_1000_nodes() -> None:
+    def run(nodes: int, cycle: float) -> dict[str, object]:
+        return {
+            "nodes": nodes,
+            "throughput": {"average": 100.0},
+            "cycle_ms_per_pod": cycle,
+            "cpu_ms_per_pod": cycle,
+            "attempt_latency": {"p50": 1.0, "p99": 2.0},
+            "peak_rss_mib": 100.0,
+            "load_average": None,
+        }
+
+    rows = growth_rows([run(500, 1.0), run(1500, 1.5), run(5500, 3.5)])
+    assert [r[0] for r in rows] == ["500", "1500", "5500"]
+    assert [r[-2] for r in rows] == ["1.00x", "1.50x", "3.50x"]
+    # +0.5 ms over 1000 nodes, then +2 ms over 4000 nodes: 500 µs per 1000 nodes both times
+    assert [r[-1] for r in rows] == ["-", "500.0", "500.0"]

@@ -45,6 +45,10 @@ COLUMNS: Final = (
     "python",
     "machine",
     "notes",
+    "cycle ms/pod",
+    "CPU ms/pod",
+    "peak RSS MiB",
+    "load at end",
 )
 
 RESULTS_HEADER: Final = (
@@ -80,6 +84,15 @@ Columns:
   the gang size, so: to its last member bound), waiting behind the gangs created before
   it included, percentiles nearest-rank over the gangs; for volume workloads the claims
   checked bound at the end (`1500 of 1500 claims bound`).
+- **cycle ms/pod** (since 2026-11-26): wall-clock ms of the measured phase's scheduling
+  cycles (every attempt) per measured pod: the scheduler's own cost, binding and pod
+  creation left out.
+- **CPU ms/pod**: the process's CPU time over the measured phase per measured pod
+  (steadier than wall-clock figures when other work shares the cores).
+- **peak RSS MiB**: the process's peak resident set size (getrusage ru_maxrss), setup
+  included.
+- **load at end**: the 1-minute load average when the measured phase ended (the one at the
+  start is in the notes).
 
 """
     + "| "
@@ -113,6 +126,9 @@ def render_table(result: BenchmarkResult, console: Console | None = None) -> Non
         ("attempt latency p90", f"{lat.p90_ms:.2f}", "ms"),
         ("attempt latency p99", f"{lat.p99_ms:.2f}", "ms"),
         ("attempt latency max", f"{lat.max_ms:.2f}", "ms"),
+        ("scheduling cycles per pod", f"{result.cycle_ms_per_pod:.3f}", "ms"),
+        ("CPU time per pod", f"{result.cpu_ms_per_pod:.3f}", "ms"),
+        ("peak RSS", f"{result.peak_rss_mib:.0f}", "MiB"),
         ("measured wall time", f"{result.wall_seconds:.2f}", "s"),
         ("  of which creating pods", f"{result.create_seconds:.2f}", "s"),
         ("init phase wall time", f"{result.init_seconds:.2f}", "s"),
@@ -125,6 +141,7 @@ def render_table(result: BenchmarkResult, console: Console | None = None) -> Non
             "-" if result.load_average is None else f"{result.load_average:.2f}",
             "1 min",
         ),
+        ("load average at end", _load(result.load_average_end), "1 min"),
         (
             "scheduling attempts",
             " / ".join(
@@ -163,6 +180,10 @@ def _claim_rows(result: BenchmarkResult) -> list[tuple[str, str, str]]:
     if not result.claims:
         return []
     return [("claims bound", f"{result.claims_bound} / {result.claims}", "claims")]
+
+
+def _load(load: float | None) -> str:
+    return "-" if load is None else f"{load:.2f}"
 
 
 def to_json(result: BenchmarkResult) -> str:
@@ -213,6 +234,10 @@ def format_row(
         result.python,
         MACHINE,
         row_notes(result, note),
+        f"{result.cycle_ms_per_pod:.3f}",
+        f"{result.cpu_ms_per_pod:.3f}",
+        f"{result.peak_rss_mib:.0f}",
+        _load(result.load_average_end),
     ]
     return "| " + " | ".join(cells) + " |"
 

@@ -35,6 +35,13 @@ class BenchmarkResult:
     """Pods deleted by preemption during the measured phase."""
     load_average: float | None = None
     """The machine's 1-minute load average when the run started (None where unknown)."""
+    load_average_end: float | None = None
+    """The 1-minute load average when the measured phase ended."""
+    cpu_ms_per_pod: float = 0.0
+    """This process's CPU time over the measured phase per measured pod: steadier than
+    wall-clock figures on a shared machine."""
+    peak_rss_mib: float = 0.0
+    """Peak resident set size of the process so far (getrusage ru_maxrss), in MiB."""
     python: str = field(default_factory=platform.python_version)
     profile: str = "default"
     """The scheduler profile, in a few words (`default`, `default + Coscheduling`)."""
@@ -50,6 +57,13 @@ class BenchmarkResult:
     placements: dict[str, str] = field(default_factory=dict, repr=False)
     """Every pod left at the end (`namespace/name`) and its node ("" if unbound); not in
     the JSON, where `placement` stands for it."""
+
+    @property
+    def cycle_ms_per_pod(self) -> float:
+        """Wall-clock ms of the measured phase's scheduling cycles (every attempt, PreFilter
+        to Permit) per measured pod: the scheduler's own cost, without binding and pod
+        creation."""
+        return self.latency.average_ms * self.latency.count / self.pods if self.pods else 0.0
 
     def as_dict(self) -> dict[str, Any]:
         t, lat, q = self.throughput, self.latency, self.time_to_quorum
@@ -105,6 +119,10 @@ class BenchmarkResult:
             "left_out": list(self.left_out),
             "victims": self.victims,
             "placement": self.placement,
+            "cycle_ms_per_pod": self.cycle_ms_per_pod,
+            "cpu_ms_per_pod": self.cpu_ms_per_pod,
+            "peak_rss_mib": self.peak_rss_mib,
             "load_average": self.load_average,
+            "load_average_end": self.load_average_end,
             "python": self.python,
         }

@@ -30,6 +30,7 @@ import asyncio
 import gc
 import hashlib
 import os
+import resource
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -143,11 +144,13 @@ class _Run:
             attempts_before = dict(sched.stats.attempts)
             self.victims.counting = True
 
+            cpu_started = time.process_time()
             started = time.perf_counter()
             done = self._expect(wl.pods)
             self._create_measured()
             create_seconds = time.perf_counter() - started
             await self._wait(done, "measured", len(wl.pods))
+            cpu_seconds = time.process_time() - cpu_started
             self.victims.counting = False
         finally:
             self.loop.set_idle_callback(None)
@@ -191,6 +194,9 @@ class _Run:
             placement=_digest(placements),
             victims=self.victims.victims,
             load_average=self.load_average,
+            load_average_end=_load_average(),
+            cpu_ms_per_pod=cpu_seconds * 1000 / len(wl.pods),
+            peak_rss_mib=_peak_rss_mib(),
             profile=wl.profile,
             gang_size=wl.size.gang_size if wl.gangs else 0,
             time_to_quorum=quorum,
@@ -286,6 +292,11 @@ def _load_average() -> float | None:
         return os.getloadavg()[0]
     except OSError:  # not available on this platform
         return None
+
+
+def _peak_rss_mib() -> float:
+    """This process's peak resident set size so far, in MiB (ru_maxrss is KiB on Linux)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def run_workload(workload: Workload, *, seed: int = 0) -> BenchmarkResult:
