@@ -9,7 +9,7 @@ is an error naming its path.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, PlainSerializer
 from pydantic.alias_generators import to_camel
@@ -22,7 +22,7 @@ __all__ = ["K8sModel", "Quantity", "ResourceList", "format_quantity"]
 class K8sModel(BaseModel):
     """A Kubernetes API structure: camelCase aliases, unknown fields ignored."""
 
-    model_config = ConfigDict(
+    model_config: ClassVar[ConfigDict] = ConfigDict(
         alias_generator=to_camel,
         populate_by_name=True,
         extra="ignore",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
@@ -72,7 +72,7 @@ class Container(K8sModel):
 class Volume(K8sModel):
     """A pod volume; only the source types the scheduler reads are typed, others are kept."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config: ClassVar[ConfigDict] = ConfigDict(extra="allow")
 
     name: str
     persistent_volume_claim: dict[str, Any] | None = None

@@ -13,7 +13,7 @@ models: it is merged in when a configuration is resolved (`kubesched.config.reso
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Final
+from typing import Annotated, Any, ClassVar, Final
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 from pydantic.alias_generators import to_camel
@@ -91,7 +91,7 @@ Duration = Annotated[str, AfterValidator(_check_duration)]
 class _Model(BaseModel):
     """Strict config structure: camelCase in files, unknown fields and wrong types rejected."""
 
-    model_config = ConfigDict(
+    model_config: ClassVar[ConfigDict] = ConfigDict(
         extra="forbid",
         strict=True,
         alias_generator=to_camel,

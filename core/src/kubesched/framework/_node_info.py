@@ -78,8 +78,8 @@ class ImageStateSummary:
     __slots__ = ("num_nodes", "size")
 
     def __init__(self, size: int, num_nodes: int) -> None:
-        self.size = size
-        self.num_nodes = num_nodes
+        self.size: int = size
+        self.num_nodes: int = num_nodes
 
 
 class NodeInfo:
@@ -101,17 +101,17 @@ class NodeInfo:
 
     def __init__(self, node: Node | None = None, pods: Iterable[PodInfo] = ()) -> None:
         self.node: Node | None = None
-        self.name = ""
+        self.name: str = ""
         """The node's name ("" while the node object is missing)."""
         self.pods: list[PodInfo] = []
         self.pods_with_affinity: list[PodInfo] = []
         self.pods_with_required_anti_affinity: list[PodInfo] = []
-        self.used_ports = HostPortInfo()
-        self.requested = Resource()
-        self.non_zero_requested = Resource()
-        self.allocatable = Resource()
+        self.used_ports: HostPortInfo = HostPortInfo()
+        self.requested: Resource = Resource()
+        self.non_zero_requested: Resource = Resource()
+        self.allocatable: Resource = Resource()
         self.image_states: dict[str, ImageStateSummary] = {}
-        self.generation = next_generation()
+        self.generation: int = next_generation()
         if node is not None:
             self.set_node(node)
         for p in pods:

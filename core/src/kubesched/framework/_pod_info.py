@@ -22,7 +22,7 @@ class PodInfo:
     __slots__ = ("__dict__", "pod")
 
     def __init__(self, pod: Pod) -> None:
-        self.pod = pod
+        self.pod: Pod = pod
 
     @cached_property
     def requests(self) -> Resource:

@@ -26,10 +26,10 @@ class Resource:
         allowed_pod_number: int = 0,
         scalar: dict[str, int] | None = None,
     ) -> None:
-        self.milli_cpu = milli_cpu
-        self.memory = memory
-        self.ephemeral_storage = ephemeral_storage
-        self.allowed_pod_number = allowed_pod_number
+        self.milli_cpu: int = milli_cpu
+        self.memory: int = memory
+        self.ephemeral_storage: int = ephemeral_storage
+        self.allowed_pod_number: int = allowed_pod_number
         self.scalar: dict[str, int] = scalar if scalar is not None else {}
 
     @classmethod

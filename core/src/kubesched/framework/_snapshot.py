@@ -42,7 +42,7 @@ class Snapshot:
         self._with_affinity: builtins.list[NodeInfo] | None = None
         self._with_anti_affinity: builtins.list[NodeInfo] | None = None
         self._columns: NodeColumns | None = None
-        self.generation = 0  # NodeInfo generation the cache last brought this snapshot up to
+        self.generation: int = 0  # NodeInfo generation the cache last brought this snapshot up to
         self.set_nodes(node_infos)
 
     def set_nodes(self, node_infos: Sequence[NodeInfo]) -> None:

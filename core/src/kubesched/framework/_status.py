@@ -53,10 +53,10 @@ class Status:
         plugin: str = "",
         error: BaseException | None = None,
     ) -> None:
-        self.code = code
+        self.code: Code = code
         self.reasons: tuple[str, ...] = reasons
-        self.plugin = plugin
-        self.error = error
+        self.plugin: str = plugin
+        self.error: BaseException | None = error
 
     # -- constructors -------------------------------------------------------------------
     @classmethod
