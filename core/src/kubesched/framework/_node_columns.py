@@ -193,12 +193,10 @@ class NodeColumns:
         (a clone made for a what-if, e.g. with nominated pods added, or a foreign list).
 
         Nodes are matched by identity, so a changed copy never reads another's row."""
-        position = self._position
         try:
-            rows = [position[n] for n in nodes]
+            return np.fromiter(map(self._position.__getitem__, nodes), np.intp, len(nodes))
         except KeyError:
             return None
-        return np.array(rows, np.intp).reshape(len(rows))
 
     def column(self, table: dict[str, Ints], name: str) -> Ints:
         """`table[name]`, or zeros when no node has that resource."""
