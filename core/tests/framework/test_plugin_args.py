@@ -65,6 +65,11 @@ def test_the_base_stores_args_of_the_declared_model() -> None:
     assert plugin.args.unit == "m"
 
 
+def test_none_stands_for_the_default_args() -> None:
+    assert Width(None, handle=None).args == WidthArgs()  # type: ignore[arg-type]
+    assert Plain(None, handle=None).args == NoArgs()  # type: ignore[arg-type]
+
+
 def test_args_of_another_model_are_refused_once_by_the_base() -> None:
     with pytest.raises(TypeError, match="plugin 'Width' wants args of type WidthArgs, got NoArgs"):
         Width(NoArgs(), handle=None)  # type: ignore[arg-type]

@@ -35,9 +35,15 @@ class OtherSort(Sort):
 class Binder(BindPlugin):
     name = "Binder"
 
+    async def bind(self, *args: Any) -> Any:
+        return None
+
 
 class Fits(FilterPlugin):
     name = "Fits"
+
+    def filter(self, *args: Any) -> Any:
+        return None
 
 
 PLUGINS: dict[str, type[Plugin]] = {p.name: p for p in (Sort, OtherSort, Binder, Fits)}

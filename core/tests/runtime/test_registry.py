@@ -8,13 +8,36 @@ from typing import Any
 import pytest
 
 from kubesched import ConfigError
+from kubesched.api import Pod
 from kubesched.config import PluginCatalog, parse_config, resolve
-from kubesched.framework import BindPlugin, FilterPlugin, Plugin, QueueSortPlugin
+from kubesched.framework import (
+    BindPlugin,
+    CycleState,
+    FilterPlugin,
+    NodeInfo,
+    Plugin,
+    QueuedPodInfo,
+    QueueSortPlugin,
+    ReservePlugin,
+    Status,
+)
 from kubesched.runtime import PluginRegistry, _registry
 
 
 class GoodFilter(FilterPlugin):
     name = "GoodFilter"
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        return None
+
+
+class HalfDone(FilterPlugin, ReservePlugin):
+    """Filter and Reserve without `filter` and `unreserve`."""
+
+    name = "HalfDone"
+
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        return None
 
 
 class NoPoints(Plugin):
@@ -81,6 +104,10 @@ def test_a_good_plugin_is_loaded_with_its_distribution(discovered: Any) -> None:
             FakeEntryPoint("NoPoints", "m:N", FakeDist("pkg"), NoPoints),
             "m:N implements no extension point",
         ),
+        (
+            FakeEntryPoint("HalfDone", "m:HalfDone", FakeDist("pkg"), HalfDone),
+            "m:HalfDone does not implement FilterPlugin.filter, ReservePlugin.unreserve",
+        ),
     ],
 )
 def test_bad_entry_points_are_listed_with_their_error(
@@ -122,9 +149,23 @@ def config(*names: str) -> Any:
 class Sort(QueueSortPlugin):
     name = "Sort"
 
+    def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+        return False
+
 
 class Bind(BindPlugin):
     name = "Bind"
+
+    async def bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        return None
+
+
+def test_a_plugin_missing_a_method_of_its_points_is_refused_at_load() -> None:
+    missing = r"HalfDone does not implement FilterPlugin\.filter, ReservePlugin\.unreserve"
+    with pytest.raises(ValueError, match=missing):
+        PluginRegistry().register(HalfDone)
+    with pytest.raises(TypeError, match="abstract"):
+        HalfDone(HalfDone.Args(), None)  # type: ignore[abstract, arg-type]
 
 
 def test_a_broken_plugin_is_fatal_only_when_a_profile_uses_it(discovered: Any) -> None:

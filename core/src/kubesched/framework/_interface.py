@@ -2,6 +2,8 @@
 
 Upstream: staging/src/k8s.io/kube-scheduler/framework/interface.go. A plugin class
 inherits the bases of the points it implements; the framework places it at each of them.
+Each base's methods without a default are abstract: a plugin class that leaves one out
+cannot be instantiated, and discovery reports it as broken, naming the method.
 Returning None means Success. Anything a plugin raises becomes an Error status naming it.
 
 A plugin class is its own factory: the framework calls `PluginClass(args, handle)` with
@@ -12,6 +14,7 @@ makes `MyArgs` the class's `Args`.
 
 from __future__ import annotations
 
+from abc import ABCMeta, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from typing import (
     TYPE_CHECKING,
@@ -20,6 +23,7 @@ from typing import (
     Generic,
     Protocol,
     Self,
+    cast,
     get_args,
     get_origin,
     runtime_checkable,
@@ -125,7 +129,7 @@ ArgsT = TypeVar("ArgsT", bound=BaseModel, default=BaseModel, covariant=True)
 """The type of a plugin's args; a base used without it (`FilterPlugin`) means `BaseModel`."""
 
 
-class Plugin(Generic[ArgsT]):
+class Plugin(Generic[ArgsT], metaclass=ABCMeta):
     """Base of every plugin, generic in its args model.
 
     Subclasses set `name` (the name profiles use, equal to the entry point's name) and,
@@ -152,8 +156,11 @@ class Plugin(Generic[ArgsT]):
         cls.Args = declared
 
     def __init__(self, args: ArgsT, handle: Handle) -> None:
-        # the one check of the args' type (the framework builds them from `Args`)
+        # the one check of the args' type (the framework builds them from `Args`); None
+        # stands for the defaults (plugins built by hand, e.g. in tests)
         expected = type(self).Args
+        if args is None:
+            args = cast(ArgsT, expected())
         if not isinstance(args, expected):
             raise TypeError(
                 f"plugin {self.name or type(self).__qualname__!r} wants args of type "
@@ -176,13 +183,14 @@ def _args_parameter(cls: type) -> type[BaseModel] | None:
     return found[0] if found else None
 
 
-class EnqueueExtensions:
+class EnqueueExtensions(metaclass=ABCMeta):
     """Declares which cluster events may make a pod this plugin rejected schedulable.
 
     Honoured for PreEnqueue, PreFilter, Filter, Reserve and Permit plugins. A plugin that
     rejects pods but does not declare this is registered for every event.
     """
 
+    @abstractmethod
     def events_to_register(self) -> list[ClusterEventWithHint]:
         raise NotImplementedError
 
@@ -190,6 +198,7 @@ class EnqueueExtensions:
 class QueueSortPlugin(Plugin[ArgsT]):
     """Orders the active queue; exactly one per profile (and the same in all profiles)."""
 
+    @abstractmethod
     def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
         raise NotImplementedError
 
@@ -198,6 +207,7 @@ class PreEnqueuePlugin(Plugin[ArgsT]):
     """Gate before the active queue. A non-success keeps the pod in the unschedulable pool
     (gated) until an event it registered for lets it try again."""
 
+    @abstractmethod
     def pre_enqueue(self, pod: Pod) -> Status | None:
         raise NotImplementedError
 
@@ -228,6 +238,7 @@ class PreFilterPlugin(Plugin[ArgsT]):
     PreFilter plugins still run; either marks every node with that status.
     """
 
+    @abstractmethod
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status | None]:
@@ -240,6 +251,7 @@ class PreFilterPlugin(Plugin[ArgsT]):
 class FilterPlugin(Plugin[ArgsT]):
     """Whether the pod can run on a node. The first non-success ends that node."""
 
+    @abstractmethod
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         raise NotImplementedError
 
@@ -287,6 +299,7 @@ class PostFilterPlugin(Plugin[ArgsT]):
     """Runs when no node fits (e.g. preemption). The first Success wins; its result may
     nominate a node. The pod is not scheduled in this cycle either way."""
 
+    @abstractmethod
     def post_filter(
         self, state: CycleState, pod: Pod, filtered_node_status_map: NodeToStatus
     ) -> tuple[PostFilterResult | None, Status | None]:
@@ -296,6 +309,7 @@ class PostFilterPlugin(Plugin[ArgsT]):
 class PreScorePlugin(Plugin[ArgsT]):
     """Runs once before Score with the feasible nodes; Skip disables this plugin's Score."""
 
+    @abstractmethod
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         raise NotImplementedError
 
@@ -304,6 +318,7 @@ class ScorePlugin(Plugin[ArgsT]):
     """Ranks feasible nodes. After `normalize_score` (if overridden) every score must lie
     in [0, 100]; it is then multiplied by the plugin's weight."""
 
+    @abstractmethod
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
         raise NotImplementedError
 
@@ -338,9 +353,11 @@ class ReservePlugin(Plugin[ArgsT]):
     Reserve plugin's `unreserve` runs, in reverse order: it must be idempotent, must not
     fail, and must cope with a `reserve` that never ran."""
 
+    @abstractmethod
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         raise NotImplementedError
 
+    @abstractmethod
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         raise NotImplementedError
 
@@ -350,6 +367,7 @@ class PermitPlugin(Plugin[ArgsT]):
     pod before binding. Any rejection wins; a held pod binds once every plugin that said
     Wait has allowed it through the Handle's waiting pods."""
 
+    @abstractmethod
     def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status | None, float]:
         raise NotImplementedError
 
@@ -357,6 +375,7 @@ class PermitPlugin(Plugin[ArgsT]):
 class PreBindPlugin(Plugin[ArgsT]):
     """Binding cycle: prepares the bind (e.g. provisions volumes). Failure unreserves."""
 
+    @abstractmethod
     async def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         raise NotImplementedError
 
@@ -364,6 +383,7 @@ class PreBindPlugin(Plugin[ArgsT]):
 class BindPlugin(Plugin[ArgsT]):
     """Binds the pod. Skip passes to the next Bind plugin; the first Success ends Bind."""
 
+    @abstractmethod
     async def bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         raise NotImplementedError
 
@@ -371,6 +391,7 @@ class BindPlugin(Plugin[ArgsT]):
 class PostBindPlugin(Plugin[ArgsT]):
     """Informational, after a successful bind."""
 
+    @abstractmethod
     async def post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None:
         raise NotImplementedError
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar, cast
+from typing import Any
 
 from kubesched._errors import ConfigError
 from kubesched.api import Pod
@@ -57,8 +57,6 @@ from kubesched.runtime._score_runners import NodePluginScores, ScoreRunners
 from kubesched.runtime._waiting_pods import MAX_PERMIT_TIMEOUT, WaitingPodImpl, WaitingPodsMap
 
 __all__ = ["Framework", "NodePluginScores", "PodNominator"]
-
-_P = TypeVar("_P", bound=Plugin)
 
 
 def _with_node_taint_update(events: list[ClusterEventWithHint]) -> list[ClusterEventWithHint]:
@@ -115,21 +113,21 @@ class Framework(FilterRunners, ScoreRunners):
                 if name not in self.plugins:
                     self.plugins[name] = self._build(name, plugin_classes)
 
-        def at(point: str, base: type[_P]) -> list[_P]:
-            return [cast(_P, self.plugins[n]) for n in profile.points.get(point, ())]
+        def at(point: str) -> list[Any]:  # the resolver placed only plugins of that point
+            return [self.plugins[n] for n in profile.points.get(point, ())]
 
-        self.queue_sort_plugins = at("QueueSort", QueueSortPlugin)
-        self.pre_enqueue_plugins = at("PreEnqueue", PreEnqueuePlugin)
-        self.pre_filter_plugins = at("PreFilter", PreFilterPlugin)
-        self.filter_plugins = at("Filter", FilterPlugin)
-        self.post_filter_plugins = at("PostFilter", PostFilterPlugin)
-        self.pre_score_plugins = at("PreScore", PreScorePlugin)
-        self.score_plugins = at("Score", ScorePlugin)
-        self.reserve_plugins = at("Reserve", ReservePlugin)
-        self.permit_plugins = at("Permit", PermitPlugin)
-        self.pre_bind_plugins = at("PreBind", PreBindPlugin)
-        self.bind_plugins = at("Bind", BindPlugin)
-        self.post_bind_plugins = at("PostBind", PostBindPlugin)
+        self.queue_sort_plugins: list[QueueSortPlugin] = at("QueueSort")
+        self.pre_enqueue_plugins: list[PreEnqueuePlugin] = at("PreEnqueue")
+        self.pre_filter_plugins: list[PreFilterPlugin] = at("PreFilter")
+        self.filter_plugins: list[FilterPlugin] = at("Filter")
+        self.post_filter_plugins: list[PostFilterPlugin] = at("PostFilter")
+        self.pre_score_plugins: list[PreScorePlugin] = at("PreScore")
+        self.score_plugins: list[ScorePlugin] = at("Score")
+        self.reserve_plugins: list[ReservePlugin] = at("Reserve")
+        self.permit_plugins: list[PermitPlugin] = at("Permit")
+        self.pre_bind_plugins: list[PreBindPlugin] = at("PreBind")
+        self.bind_plugins: list[BindPlugin] = at("Bind")
+        self.post_bind_plugins: list[PostBindPlugin] = at("PostBind")
         self.score_weights = {
             p.name: profile.weights.get(p.name, 1) or 1 for p in self.score_plugins
         }

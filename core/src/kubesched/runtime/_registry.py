@@ -12,7 +12,12 @@ from dataclasses import dataclass, field
 
 from importlib_metadata import EntryPoint, entry_points
 
-from kubesched.framework import Plugin, extension_points_of
+from kubesched.framework import (
+    EXTENSION_POINTS,
+    EnqueueExtensions,
+    Plugin,
+    extension_points_of,
+)
 
 __all__ = ["ENTRY_POINT_GROUP", "KNOWN_PROVIDERS", "DiscoveredPlugin", "PluginRegistry"]
 
@@ -83,12 +88,26 @@ def _load(ep: EntryPoint) -> DiscoveredPlugin:
         return _with(base, error=f"{ep.value} is not a kubesched.framework.Plugin subclass")
     if not extension_points_of(obj):
         return _with(base, error=f"{ep.value} implements no extension point")
+    missing = _unimplemented(obj)
+    if missing:
+        return _with(base, error=f"{ep.value} does not implement {missing}")
     if obj.name != ep.name:
         return _with(
             base,
             error=f'entry point "{ep.name}" loads a plugin whose name is "{obj.name}"',
         )
     return _with(base, plugin=obj)
+
+
+def _unimplemented(plugin: type[Plugin]) -> str:
+    """The abstract methods a plugin class leaves out, named with the base that requires
+    each (``FilterPlugin.filter``); empty when it is complete."""
+    missing = sorted(getattr(plugin, "__abstractmethods__", ()))
+    bases: list[type] = [*EXTENSION_POINTS.values(), EnqueueExtensions]
+    return ", ".join(
+        next((f"{b.__name__}.{m}" for b in bases if m in getattr(b, "__abstractmethods__", ())), m)
+        for m in missing
+    )
 
 
 def _with(entry: DiscoveredPlugin, **changes: object) -> DiscoveredPlugin:
@@ -129,6 +148,9 @@ class PluginRegistry:
         """Add a plugin class directly (in-process plugins, tests)."""
         if not plugin.name:
             raise ValueError(f"{plugin.__qualname__} has no `name`")
+        missing = _unimplemented(plugin)
+        if missing:
+            raise ValueError(f"{plugin.__qualname__} does not implement {missing}")
         self.entries[plugin.name] = DiscoveredPlugin(
             plugin.name,
             f"{plugin.__module__}:{plugin.__qualname__}",
