@@ -10,6 +10,7 @@ from pydantic import BaseModel, ValidationError
 from kubesched.api import Pod
 from kubesched.api.field import ErrorList, invalid
 from kubesched.framework import (
+    API_VERSION,
     CycleState,
     FilterPlugin,
     NoArgs,
@@ -52,6 +53,10 @@ class Plain(FilterPlugin):
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         return None
+
+
+def test_typed_args_came_with_plugin_api_0_4() -> None:
+    assert API_VERSION == (0, 4)
 
 
 def test_the_type_parameter_is_the_plugins_args_model() -> None:

@@ -68,8 +68,10 @@ from kubesched.framework._results import (
 from kubesched.framework._snapshot import NodeColumns, Snapshot
 from kubesched.framework._status import Code, Status, is_success
 
-API_VERSION = (0, 3)
-"""The plugin API's (major, minor): minor grows with additions, major with breaking changes."""
+API_VERSION = (0, 4)
+"""The plugin API's (major, minor): minor grows with additions, major with breaking changes
+(before 1.0 a minor may break; 0.4: typed args, PluginArgs, abstract extension-point methods,
+see docs/writing-a-plugin.md)."""
 
 __all__ = [
     "API_VERSION",
