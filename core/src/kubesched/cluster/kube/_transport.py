@@ -2,11 +2,12 @@
 
 kubernetes_asyncio provides what is hard to get right: kubeconfig and in-cluster loading,
 client certificates, bearer tokens and their refresh (exec plugins, projected service
-account tokens), TLS. Its generated models are not used: every request here goes through
-`ApiClient.call_api(..., _preload_content=False)`, which hands back the raw aiohttp
-response, so bodies are read as JSON and validated straight into kubesched's own models
-(the generated ones cost about ten times more per pod, and fail to decode the Status a
-binding returns: kubernetes-client/python issues #825 and #547).
+account tokens), TLS. Its generated models are not used: every request here goes to its
+aiohttp session as `ApiClient.call_api(..., _preload_content=False)` would send it (its
+headers, auth settings, proxy), body serialized once, and hands back the raw response, so
+bodies are read as JSON and validated straight into kubesched's own models (the generated
+ones cost about ten times more per pod, and fail to decode the Status a binding returns:
+kubernetes-client/python issues #825 and #547).
 
 Errors come back as `ApiError` carrying the HTTP code and the Status reason; connection
 failures are `ApiError`s with code 0.
@@ -28,7 +29,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from typing import Any, Final, Protocol
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import aiohttp
 from aiohttp.helpers import get_env_proxy_for_url
@@ -332,16 +333,32 @@ class Transport:
         client_timeout = aiohttp.ClientTimeout(
             total=timeout, sock_connect=REQUEST_TIMEOUT, sock_read=read_timeout
         )
+        # What ApiClient.call_api(..., _preload_content=False) sends, without its per-request
+        # walk of the body (sanitize_for_serialization) and header rebuilding: the body is
+        # serialized once, the auth header comes from the same (refreshing) auth settings.
+        api = self._api
+        config = api.configuration
+        headers = {**api.default_headers, "Accept": JSON, "Content-Type": content_type}
+        if api.cookie:
+            headers["Cookie"] = api.cookie
+        auth = (await config.auth_settings()).get("BearerToken")
+        if auth:
+            headers[auth["key"]] = auth["value"]
+        url = f"{config.host}{path}"
+        if query:
+            url = f"{url}?{urlencode(query)}"
+        rest = api.rest_client
+        options: dict[str, Any] = {}
+        if rest.proxy:
+            options["proxy"] = rest.proxy
+        if rest.proxy_headers:
+            options["proxy_headers"] = rest.proxy_headers
+        if rest.server_hostname:
+            options["server_hostname"] = rest.server_hostname
+        data = None if body is None else json.dumps(body).encode()
         try:
-            response: aiohttp.ClientResponse = await self._api.call_api(
-                path,
-                method,
-                query_params=list(query),
-                header_params={"Accept": JSON, "Content-Type": content_type},
-                body=body,
-                auth_settings=["BearerToken"],
-                _preload_content=False,
-                _request_timeout=client_timeout,
+            response: aiohttp.ClientResponse = await rest.pool_manager.request(
+                method, url, headers=headers, data=data, timeout=client_timeout, **options
             )
         except (TimeoutError, aiohttp.ClientError, OSError) as exc:
             raise ApiError(0, "", _describe(exc), method=method, path=path) from exc

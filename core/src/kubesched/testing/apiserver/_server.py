@@ -50,6 +50,8 @@ class Recorded:
     user_agent: str = ""
     at: float = 0.0
     """The event loop's time when the request arrived."""
+    authorization: str = ""
+    accept: str = ""
 
 
 @dataclass
@@ -256,6 +258,8 @@ class FakeApiServer(FakeStore):
                 body,
                 request.headers.get("User-Agent", ""),
                 asyncio.get_running_loop().time(),
+                request.headers.get("Authorization", ""),
+                request.headers.get("Accept", ""),
             )
         )
         injected = self._fault(request.method, request.path)

@@ -1,5 +1,6 @@
-"""The transport reads the proxy environment once, when it is made, not on every request
-(kubernetes_asyncio's session would, in two worker-thread hops per request)."""
+"""What the transport sends, now that it talks to kubernetes_asyncio's session itself: the
+proxy environment read once, when it is made, not on every request (the session would, in
+two worker-thread hops per request); the headers, query and body call_api sent."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ pytest.importorskip("kubernetes_asyncio", reason="needs the kube extra (kubernet
 from kube_helpers import fake_server, run
 
 from kubesched.cluster.kube import Transport
+from kubesched.cluster.kube._transport import JSON
 
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")
 
@@ -62,3 +64,29 @@ def test_requests_still_work_without_the_per_request_lookups() -> None:
         return str(body["metadata"]["name"])
 
     assert run(scenario) == "default"
+
+
+def test_a_request_carries_its_headers_query_and_body_as_call_api_sent_them() -> None:
+    async def scenario() -> None:
+        async with fake_server() as server:
+            transport = Transport.for_host(server.url, token="secret", user_agent="kubesched/t")
+            try:
+                meta = {"name": "c1", "namespace": "default", "labels": {"a": "ü"}}
+                body = {"metadata": meta, "data": {"k": "v"}}
+                await transport.request("POST", "/api/v1/namespaces/default/configmaps", body=body)
+                await transport.request(
+                    "GET",
+                    "/api/v1/namespaces/default/configmaps",
+                    query=[("limit", "5"), ("fieldSelector", "metadata.name=c1,a!=b")],
+                )
+            finally:
+                await transport.close()
+            post, get = server.requests[-2:]
+            assert (post.method, post.content_type, post.body) == ("POST", JSON, body)
+            assert get.query == {"limit": "5", "fieldSelector": "metadata.name=c1,a!=b"}
+            for recorded in (post, get):
+                assert recorded.authorization == "Bearer secret"
+                assert recorded.user_agent == "kubesched/t"
+                assert recorded.accept == JSON
+
+    run(scenario)
