@@ -56,7 +56,7 @@ if TYPE_CHECKING:
         VectorizedContract,
     )
 
-pytest_plugins = ["kubesched.testing.plugin"]
+pytest_plugins: list[str] = ["kubesched.testing.plugin"]
 """What pytest loads next when this package is named as a plugin."""
 
 _CONTRACTS = frozenset(

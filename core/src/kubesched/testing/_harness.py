@@ -150,16 +150,16 @@ class PluginHarness:
         objects: Iterable[K8sModel] = (),
     ) -> None:
         self.plugin_cls = plugin_cls
-        self.name = plugin_cls.name
+        self.name: str = plugin_cls.name
         self.scenario = scenario
-        self.clock = VirtualClock()
-        self.cluster = MemoryCluster(shared_kinds(), self.clock)
-        self.recorder = RecordingEventRecorder()
+        self.clock: VirtualClock = VirtualClock()
+        self.cluster: MemoryCluster = MemoryCluster(shared_kinds(), self.clock)
+        self.recorder: RecordingEventRecorder = RecordingEventRecorder()
         to_create: list[K8sModel] = list(objects)
         if scenario is not None:
             to_create += [*scenario.nodes, *scenario.existing, scenario.pod]
         self.cluster.create_many(to_create)
-        self.snapshot = scenario.snapshot() if scenario is not None else Snapshot()
+        self.snapshot: Snapshot = scenario.snapshot() if scenario is not None else Snapshot()
         points = {point: [self.name] for point in extension_points_of(plugin_cls)}
         profile = ResolvedProfile(
             scheduler_name="default-scheduler",
