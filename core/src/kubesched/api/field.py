@@ -146,6 +146,7 @@ class FieldError:
     field: str
     value: object = None
     detail: str = ""
+
     def body(self) -> str:
         """field.Error.ErrorBody: ``<Type>: <value>: <detail>``, without the path."""
         text = self.type if self.type in _NO_VALUE else f"{self.type}: {go_value(self.value)}"
