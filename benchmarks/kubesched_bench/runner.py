@@ -42,7 +42,7 @@ from kubesched.clock import VirtualClock, VirtualTimeLoop
 from kubesched.cluster.memory import MemoryCluster, default_kinds
 from kubesched.config import PluginCatalog, ResolvedConfig, load_config, parse_config, resolve
 from kubesched.runtime import PluginRegistry, make_plugin_manager
-from kubesched.scheduler import Scheduler
+from kubesched.scheduler import Scheduler, new_scheduler
 from kubesched_bench.checks import (
     describe_gang_shortfalls,
     describe_unbound_claims,
@@ -122,7 +122,7 @@ class _Run:
         for controllers in self.pm.hook.kubesched_cluster_controllers(cluster=self.cluster):
             for c in controllers:
                 self.cluster.add_controller(c)
-        sched = Scheduler(
+        sched = new_scheduler(
             self.cluster,
             self.config,
             self.registry.plugins,
@@ -140,8 +140,8 @@ class _Run:
             await self._wait(self._expect(wl.init_pods), "init", len(wl.init_pods))
             init_seconds = time.perf_counter() - init_started
             gc.collect()  # garbage of the setup phase is not the measured phase's cost
-            first_latency = len(sched.stats.attempt_latencies)
-            attempts_before = dict(sched.stats.attempts)
+            first_latency = len(sched.report.stats.attempt_latencies)
+            attempts_before = dict(sched.report.stats.attempts)
             self.victims.counting = True
 
             cpu_started = time.process_time()
@@ -166,7 +166,9 @@ class _Run:
         # the last measured bind (the waiter wakes a little later)
         ended = stamps[-1] if stamps else started
         wall = ended - started
-        attempts = {k: v - attempts_before.get(k, 0) for k, v in sched.stats.attempts.items()}
+        attempts = {
+            k: v - attempts_before.get(k, 0) for k, v in sched.report.stats.attempts.items()
+        }
         profile = self.config.profiles[0]
         placements = {p.key: p.spec.node_name or "" for p in self.cluster.list("Pod")}
         quorum = (
@@ -187,7 +189,7 @@ class _Run:
             throughput=ThroughputSummary.of(
                 len(stamps), wall, throughput_samples(stamps, started, ended)
             ),
-            latency=summarize_latencies(sched.stats.attempt_latencies[first_latency:]),
+            latency=summarize_latencies(sched.report.stats.attempt_latencies[first_latency:]),
             attempts=attempts,
             plugins={k: list(v) for k, v in profile.points.items() if v},
             left_out=[name for name, _ in profile.left_out],

@@ -9,7 +9,7 @@ from typing import Any
 
 from kubesched.config import PluginCatalog, load_config, parse_config, resolve
 from kubesched.runtime import PluginRegistry, make_plugin_manager
-from kubesched.scheduler import Scheduler
+from kubesched.scheduler import new_scheduler
 from kubesched.simulate import Simulation
 
 __all__ = ["Cluster"]
@@ -27,7 +27,7 @@ class Cluster:
         self.sim = Simulation([], resolved, registry, hooks=pm)
         self.loop = self.sim.loop
         self.cluster = self.sim.cluster
-        self.scheduler = Scheduler(
+        self.scheduler = new_scheduler(
             self.cluster,
             self.sim.config,
             registry.plugins,

@@ -33,7 +33,7 @@ from kubesched.framework import (
     Status,
 )
 from kubesched.runtime import PluginRegistry
-from kubesched.scheduler import Scheduler
+from kubesched.scheduler import Scheduler, new_scheduler
 from kubesched.testing.apiserver import FakeApiServer, Raw, make_node_ready
 
 T = TypeVar("T")
@@ -242,7 +242,9 @@ async def scheduling(
     tries of an event write."""
     Recorder.calls = []
     async with cluster_on(server) as cluster:
-        sched = Scheduler(cluster, resolved_config(), plugin_classes(), clock=WallClock(), seed=1)
+        sched = new_scheduler(
+            cluster, resolved_config(), plugin_classes(), clock=WallClock(), seed=1
+        )
         if retry_sleep is not None:
             sched.recorder.sleep_duration = retry_sleep
         sched.start_watching()

@@ -199,7 +199,7 @@ def test_repeated_failed_scheduling_of_one_pod_forms_a_series() -> None:
 
 def attempts_of(sched: Scheduler, cluster: KubeCluster) -> int:
     pod = cluster.get("Pod", "big", "default")
-    record = None if pod is None else sched.records.get(pod.metadata.uid)
+    record = None if pod is None else sched.report.records.get(pod.metadata.uid)
     return 0 if record is None else record.attempts
 
 

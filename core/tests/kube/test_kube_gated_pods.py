@@ -21,7 +21,7 @@ from kubesched.clock import WallClock
 from kubesched.config import PluginCatalog, ResolvedConfig, parse_config, resolve
 from kubesched.framework import PreEnqueuePlugin, Status
 from kubesched.runtime import PluginRegistry
-from kubesched.scheduler import Scheduler
+from kubesched.scheduler import new_scheduler
 from kubesched.testing.apiserver import FakeApiServer, Raw, node_raw, pod_raw
 
 
@@ -77,7 +77,7 @@ def test_kubesched_never_writes_to_a_gated_pod() -> None:
             server.add("v1/pods", pod_raw("free", cpu="1"))
             config, classes = _config()
             async with cluster_on(server) as cluster:
-                sched = Scheduler(cluster, config, classes, clock=WallClock(), seed=1)
+                sched = new_scheduler(cluster, config, classes, clock=WallClock(), seed=1)
                 sched.start_watching()
                 task = asyncio.get_running_loop().create_task(sched.run())
                 try:

@@ -11,7 +11,6 @@ from kubesched.run._leader import JITTER_FACTOR, LeaderElector, LeaseLock
 from kubesched.run._metrics import EXTENSION_POINT_METHODS, SchedulerMetrics, exponential_buckets
 from kubesched.run._metrics_plugins import PLUGIN_METRICS_SAMPLE_PERCENT
 from kubesched.run._runner import (
-    InstrumentedScheduler,
     Runner,
     RunOptions,
     build_runner,
@@ -27,7 +26,6 @@ __all__ = [
     "PLUGIN_METRICS_SAMPLE_PERCENT",
     "Check",
     "EndpointServer",
-    "InstrumentedScheduler",
     "LeaderElector",
     "LeaseLock",
     "RunOptions",

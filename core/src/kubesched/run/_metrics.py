@@ -31,12 +31,13 @@ from __future__ import annotations
 import functools
 import inspect
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
+from kubesched.api import Pod
 from kubesched.clock import Clock
 from kubesched.cluster import WatchEvent
 from kubesched.framework import CycleState, EventResource, QueuedPodInfo, Status
@@ -55,7 +56,7 @@ from kubesched.run._metrics_collectors import (
 )
 from kubesched.run._metrics_plugins import PluginMetrics, status_label
 from kubesched.runtime import Framework
-from kubesched.scheduler import Scheduler
+from kubesched.scheduler import Scheduler, SchedulerObserver
 
 __all__ = ["EXTENSION_POINT_METHODS", "SchedulerMetrics", "exponential_buckets"]
 
@@ -196,21 +197,23 @@ class SchedulerMetrics:
         self.leader = LeaderMetrics(registry)
         register_process(registry)
         self._attempts: dict[str, _Attempt] = {}
+        self.observer = _LoopMetrics(self)
+        """Give it to `new_scheduler(observers=...)`: the attempt, node search and handler
+        timings."""
         self._queue: SchedulingQueue | None = None
         self._unschedulable: UnschedulablePods | None = None
         self._clock: Clock | None = None
 
     # -- wiring -------------------------------------------------------------------------
-    def instrument_scheduler(self, sched: Scheduler) -> None:
-        """Everything of `sched`: its queue, cache, profiles, node search and informer
-        handlers (call before `start_watching`)."""
+    def watch_scheduler(self, sched: Scheduler) -> None:
+        """Everything of `sched`: its queue, cache and profiles, and the labels of its
+        informer handlers (`observer` must be among the observers it was built with)."""
         self._clock = sched.clock
         self.watch_queue(sched.queue)
         self.registry.register(CacheSize(sched.cache))
         for fwk in sched.profiles.values():
             self.instrument(fwk)
-        self._time_algorithm(sched)
-        self._time_handlers(sched)
+        self.observer.label_events(sched.profiles)
 
     def watch_queue(self, queue: SchedulingQueue) -> None:
         """The queue's gauges, and its incoming pods and hint calls."""
@@ -246,7 +249,7 @@ class SchedulerMetrics:
         plugins.instrument(fwk)
 
     def attempt_started(self, qpi: QueuedPodInfo) -> None:
-        """A scheduling cycle for `qpi` begins (called by the instrumented Scheduler)."""
+        """A scheduling cycle for `qpi` begins (the loop popped it)."""
         attempts = self._attempts
         if len(attempts) >= _MAX_STARTS:  # pods that vanished mid-attempt: drop the oldest
             for uid in list(attempts)[: _MAX_STARTS // 10]:
@@ -264,20 +267,6 @@ class SchedulerMetrics:
             self.attempt_duration.labels(result, profile).observe(elapsed)
         return attempt
 
-    def _time_algorithm(self, sched: Scheduler) -> None:
-        schedule_pod = sched.algorithm.schedule_pod
-        attempts, histogram = self._attempts, self.algorithm_duration
-
-        @functools.wraps(schedule_pod)
-        def timed(fwk: Framework, state: CycleState, pod: Any) -> Any:
-            result = schedule_pod(fwk, state, pod)  # a failure raises: not observed
-            attempt = attempts.get(pod.metadata.uid)
-            if attempt is not None:
-                histogram.observe(time.perf_counter() - attempt.started)
-            return result
-
-        setattr(sched.algorithm, "schedule_pod", timed)  # noqa: B010
-
     def _time_permit_wait(self, fwk: Framework) -> None:
         wait_on_permit = fwk.wait_on_permit
         histogram = self.permit_wait_duration
@@ -292,49 +281,6 @@ class SchedulerMetrics:
             return status
 
         setattr(fwk, "wait_on_permit", timed)  # noqa: B010
-
-    def _time_handlers(self, sched: Scheduler) -> None:
-        handlers = sched.handlers
-        # upstream adds handlers only for the kinds some plugin registered events for
-        # (eventhandlers.go addAllEventHandlers, unionedGVKs; "*" meaning all of them)
-        registered = {
-            reg.event.resource
-            for fwk in sched.profiles.values()
-            for regs in fwk.events_to_register().values()
-            for reg in regs
-        }
-        every_kind = EventResource.Wildcard in registered
-
-        def responsible(pod: Any) -> bool:
-            return pod.spec.scheduler_name in sched.profiles
-
-        def other(ev: WatchEvent) -> str | None:
-            handled = every_kind or ev.kind in registered
-            return f"{ev.kind}{_ACTIONS[ev.type]}" if handled else None
-
-        for method, label in (
-            ("on_node", lambda ev: f"Node{_ACTIONS[ev.type]}"),
-            ("on_pod", lambda ev: _pod_event_label(ev, responsible)),
-            ("on_other", other),
-        ):
-            setattr(handlers, method, self._timed_handler(getattr(handlers, method), label))
-
-    def _timed_handler(
-        self, handle: Callable[[WatchEvent], None], label: Callable[[WatchEvent], str | None]
-    ) -> Callable[[WatchEvent], None]:
-        histogram = self.event_handling_duration
-
-        @functools.wraps(handle)
-        def timed(ev: WatchEvent) -> None:
-            started = time.perf_counter()
-            try:
-                handle(ev)
-            finally:
-                event = label(ev)
-                if event is not None:
-                    histogram.labels(event).observe(time.perf_counter() - started)
-
-        return timed
 
     # -- the queue's QueueMetricsRecorder -----------------------------------------------
     def pod_incoming(self, queue: str, event: str, pinfo: QueuedPodInfo) -> None:
@@ -364,6 +310,54 @@ class SchedulerMetrics:
     @hookimpl
     def kubesched_attempt_failed(self, pod: Any, profile: str, code: str, message: str) -> None:
         self._observe(pod.metadata.uid, "error" if code == "Error" else "unschedulable", profile)
+
+
+class _LoopMetrics(SchedulerObserver):
+    """The metrics the loop's observation points give: attempt starts, the node search
+    (schedule_one.go SchedulingAlgorithmLatency) and the informer handlers' durations
+    (eventhandlers.go EventHandlingLatency)."""
+
+    def __init__(self, metrics: SchedulerMetrics) -> None:
+        self._metrics = metrics
+        self._event_label: Callable[[WatchEvent], str | None] = lambda ev: None
+
+    def pod_popped(self, qpi: QueuedPodInfo) -> None:
+        self._metrics.attempt_started(qpi)
+
+    def host_selected(self, pod: Pod) -> None:
+        attempt = self._metrics._attempts.get(pod.metadata.uid)
+        if attempt is not None:
+            self._metrics.algorithm_duration.observe(time.perf_counter() - attempt.started)
+
+    def event_handled(self, ev: WatchEvent, seconds: float) -> None:
+        event = self._event_label(ev)
+        if event is not None:
+            self._metrics.event_handling_duration.labels(event).observe(seconds)
+
+    def label_events(self, profiles: Mapping[str, Framework]) -> None:
+        """Label handler durations as upstream's handlers are; upstream adds handlers only
+        for the kinds some plugin registered events for (eventhandlers.go
+        addAllEventHandlers, unionedGVKs; "*" meaning all of them)."""
+        registered = {
+            reg.event.resource
+            for fwk in profiles.values()
+            for regs in fwk.events_to_register().values()
+            for reg in regs
+        }
+        every_kind = EventResource.Wildcard in registered
+
+        def responsible(pod: Any) -> bool:
+            return pod.spec.scheduler_name in profiles
+
+        def label(ev: WatchEvent) -> str | None:
+            if ev.kind == "Node":
+                return f"Node{_ACTIONS[ev.type]}"
+            if ev.kind == "Pod":
+                return _pod_event_label(ev, responsible)
+            handled = every_kind or ev.kind in registered
+            return f"{ev.kind}{_ACTIONS[ev.type]}" if handled else None
+
+        self._event_label = label
 
 
 def _pod_event_label(ev: WatchEvent, responsible: Callable[[Any], bool]) -> str | None:

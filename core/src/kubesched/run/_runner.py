@@ -44,16 +44,15 @@ from kubesched.config import (
     parse_duration,
     resolve,
 )
-from kubesched.framework import Plugin, QueuedPodInfo, WaitingPod
+from kubesched.framework import Plugin
 from kubesched.run._configz import CONFIGZ_NAME, componentconfig
 from kubesched.run._leader import LeaderElector
 from kubesched.run._metrics import SchedulerMetrics
 from kubesched.run._server import Check, EndpointServer
 from kubesched.runtime import PluginRegistry, make_plugin_manager
-from kubesched.scheduler import Scheduler
+from kubesched.scheduler import new_scheduler
 
 __all__ = [
-    "InstrumentedScheduler",
     "RunOptions",
     "Runner",
     "build_runner",
@@ -91,37 +90,6 @@ class RunOptions:
     shutdown_grace_period: float = 30.0
 
 
-class InstrumentedScheduler(Scheduler):
-    """The Scheduler, telling its metrics when each scheduling cycle starts."""
-
-    def __init__(self, *args: Any, metrics: SchedulerMetrics, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.metrics = metrics
-        metrics.instrument_scheduler(self)
-
-    def schedule_one(self, qpi: QueuedPodInfo) -> None:
-        self.metrics.attempt_started(qpi)
-        super().schedule_one(qpi)
-
-    def reject_waiting_pods(self, message: str) -> int:
-        """Reject every pod waiting at Permit: their binding cycles roll back."""
-        waiting: list[WaitingPod] = []
-        for fwk in self.profiles.values():
-            fwk.iterate_over_waiting_pods(waiting.append)
-        return sum(1 for wp in waiting if wp.reject("", message))
-
-    @property
-    def cycles_in_flight(self) -> bool:
-        """Whether binding cycles or status writes are still running (Events aside)."""
-        return bool(self._binding_tasks or self._side_tasks)
-
-    def abort(self) -> None:
-        """Stop at once: no new cycle, binding cycles and status writes cancelled."""
-        self.stop()
-        for task in [*self._binding_tasks, *self._side_tasks]:
-            task.cancel()
-
-
 class Runner:
     """One `kubesched run` process: endpoints, informers, leader election, the loop."""
 
@@ -150,15 +118,16 @@ class Runner:
         self.hooks.register(self.metrics)
         if elector is not None:
             self.metrics.watch_leader(elector)
-        self.scheduler = InstrumentedScheduler(
+        self.scheduler = new_scheduler(
             cluster,
             config,
             plugins,
             clock=self.clock,
             seed=seed,
             hooks=self.hooks,
-            metrics=self.metrics,
+            observers=[self.metrics.observer],
         )
+        self.metrics.watch_scheduler(self.scheduler)
         if elector is not None:
             # options.go: leader election's Events name the first profile's schedulerName
             first = config.profiles[0].scheduler_name if config.profiles else DEFAULT_SCHEDULER

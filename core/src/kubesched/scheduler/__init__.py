@@ -1,4 +1,8 @@
-"""The scheduler loop: scheduling cycles, binding cycles, informer handlers, failures."""
+"""The scheduler loop: scheduling cycles, binding cycles, informer handlers, failures.
+
+`new_scheduler` builds one (upstream scheduler.New); `SchedulerObserver`s watch its
+observation points, `SchedulingReport` (each Scheduler's `report`) keeps what reports read.
+"""
 
 from kubesched.scheduler._algorithm import (
     MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND,
@@ -13,8 +17,11 @@ from kubesched.scheduler._algorithm import (
 from kubesched.scheduler._attempt_error import AttemptError
 from kubesched.scheduler._explain import Explanation, NodeExplanation
 from kubesched.scheduler._explain_cycle import CycleExplainer
+from kubesched.scheduler._factory import new_scheduler
+from kubesched.scheduler._observers import ObserverList, SchedulerObserver
 from kubesched.scheduler._recorder import ClusterEventRecorder
-from kubesched.scheduler._scheduler import AttemptRecord, Scheduler, SchedulerStats
+from kubesched.scheduler._report import AttemptRecord, SchedulerStats, SchedulingReport
+from kubesched.scheduler._scheduler import Scheduler
 
 __all__ = [
     "MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND",
@@ -27,10 +34,14 @@ __all__ = [
     "Explanation",
     "NoNodesAvailableError",
     "NodeExplanation",
+    "ObserverList",
     "ScheduleResult",
     "Scheduler",
+    "SchedulerObserver",
     "SchedulerStats",
     "SchedulingAlgorithm",
+    "SchedulingReport",
     "StatusError",
+    "new_scheduler",
     "num_feasible_nodes_to_find",
 ]

@@ -8,15 +8,17 @@ selector excludes them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, Final
 
 from kubesched.api import Node, Pod
+from kubesched.cache import SchedulerCache
 from kubesched.cluster import Cluster, WatchEvent
 from kubesched.framework import ActionType, ClusterEvent, EventResource
-
-if TYPE_CHECKING:
-    from kubesched.scheduler._scheduler import Scheduler
+from kubesched.queue import SchedulingQueue
+from kubesched.runtime import Framework
+from kubesched.scheduler._observers import ObserverList
 
 __all__ = ["EventHandlers", "node_change", "pod_change"]
 
@@ -72,24 +74,54 @@ plugin registered for every event is not woken by a namespace or PriorityClass c
 
 
 class EventHandlers:
-    def __init__(self, sched: Scheduler) -> None:
-        self._sched = sched
+    """The informer handlers of one scheduler: its cache, its queue and its profiles (which
+    pods are ours); each change is reported to `observers` (`cluster_changed`, and
+    `event_handled` with the handler's duration when some observer wants it)."""
+
+    def __init__(
+        self,
+        cache: SchedulerCache,
+        queue: SchedulingQueue,
+        profiles: Mapping[str, Framework],
+        observers: ObserverList,
+    ) -> None:
+        self._cache = cache
+        self._queue = queue
+        self._profiles = profiles
+        self._observers = observers
         self._foreign: dict[str, Pod] = {}
 
     def register(self, cluster: Cluster) -> None:
-        cluster.watch("Node", self.on_node)
-        cluster.watch("Pod", self.on_pod)
+        cluster.watch("Node", self._handler(self.on_node))
+        cluster.watch("Pod", self._handler(self.on_pod))
+        on_other = self._handler(self.on_other)
         for kind in cluster.kinds:
             if kind.kind not in ("Node", "Pod"):
-                cluster.watch(kind.kind, self.on_other)
+                cluster.watch(kind.kind, on_other)
+
+    def _handler(self, handle: Callable[[WatchEvent], None]) -> Callable[[WatchEvent], None]:
+        """`handle`, timed for the observers when one of them wants handler durations
+        (upstream eventhandlers.go: each handler observes metrics.EventHandlingLatency)."""
+        observers = self._observers
+        if not observers.times_events:
+            return handle
+
+        def timed(ev: WatchEvent) -> None:
+            started = time.perf_counter()
+            try:
+                handle(ev)
+            finally:
+                observers.event_handled(ev, time.perf_counter() - started)
+
+        return timed
 
     def foreign_pods(self) -> list[Pod]:
         return list(self._foreign.values())
 
     # -- nodes --------------------------------------------------------------------------
     def on_node(self, ev: WatchEvent) -> None:
-        self._sched.cluster_changes += 1
-        cache, queue = self._sched.cache, self._sched.queue
+        self._observers.cluster_changed()
+        cache, queue = self._cache, self._queue
         if ev.type == "ADDED":
             cache.add_node(ev.obj)
             queue.on_cluster_event(ClusterEvent(EventResource.Node, ActionType.Add), None, ev.obj)
@@ -105,7 +137,7 @@ class EventHandlers:
 
     # -- pods ---------------------------------------------------------------------------
     def on_pod(self, ev: WatchEvent) -> None:
-        self._sched.cluster_changes += 1
+        self._observers.cluster_changed()
         pod: Pod = ev.obj
         if ev.type == "DELETED" or (ev.type == "MODIFIED" and pod.is_terminal):
             self._pod_deleted(ev.old if ev.type == "MODIFIED" else pod)
@@ -117,35 +149,35 @@ class EventHandlers:
             self._pod_updated(ev.old, pod)
 
     def _responsible(self, pod: Pod) -> bool:
-        return pod.spec.scheduler_name in self._sched.profiles
+        return pod.spec.scheduler_name in self._profiles
 
     def _pod_added(self, pod: Pod) -> None:
         if _assigned(pod):
-            self._sched.cache.add_pod(pod)
+            self._cache.add_pod(pod)
             event = ClusterEvent(EventResource.AssignedPod, ActionType.Add)
-            self._sched.queue.on_cluster_event(event, None, pod)
+            self._queue.on_cluster_event(event, None, pod)
         elif self._responsible(pod):
-            self._sched.queue.add(pod)
+            self._queue.add(pod)
         else:
             self._foreign[pod.metadata.uid] = pod
 
     def _pod_updated(self, old: Pod, new: Pod) -> None:
-        sched = self._sched
+        cache, queue = self._cache, self._queue
         if _assigned(new):
             if not _assigned(old):  # just bound
                 self._foreign.pop(new.metadata.uid, None)
-                sched.queue.delete(old)
-                sched.cache.add_pod(new)
+                queue.delete(old)
+                cache.add_pod(new)
                 event = ClusterEvent(EventResource.AssignedPod, ActionType.Add)
-                sched.queue.on_cluster_event(event, None, new)
+                queue.on_cluster_event(event, None, new)
             else:
-                sched.cache.update_pod(old, new)
+                cache.update_pod(old, new)
                 event = ClusterEvent(EventResource.AssignedPod, pod_change(old, new))
-                sched.queue.on_cluster_event(event, old, new)
+                queue.on_cluster_event(event, old, new)
         elif self._responsible(new):
-            if sched.cache.is_assumed_pod(new):
+            if cache.is_assumed_pod(new):
                 return
-            sched.queue.update(old, new)
+            queue.update(old, new)
             nominated = old.status.nominated_node_name
             if nominated and nominated != new.status.nominated_node_name:
                 self._nomination_released(old)
@@ -153,14 +185,13 @@ class EventHandlers:
             self._foreign[new.metadata.uid] = new
 
     def _pod_deleted(self, pod: Pod) -> None:
-        sched = self._sched
         self._foreign.pop(pod.metadata.uid, None)
         if _assigned(pod):
-            sched.cache.remove_pod(pod)
+            self._cache.remove_pod(pod)
             self.assigned_pod_freed(pod)
             return
-        sched.queue.delete(pod)
-        fwk = sched.framework_for_pod(pod)
+        self._queue.delete(pod)
+        fwk = self._profiles.get(pod.spec.scheduler_name)
         if fwk is None:
             return
         # a rejected waiting pod fails its binding cycle, which frees what it held
@@ -173,14 +204,14 @@ class EventHandlers:
 
         upstream: eventhandlers.go (updatePodInSchedulingQueue, deletePodFromSchedulingQueue;
         kubernetes#129058)"""
-        self._sched.queue.move_all_to_active_or_backoff(
+        self._queue.move_all_to_active_or_backoff(
             _ASSIGNED_POD_DELETE, pod, None, pre_check=_lower_or_equal_priority(pod.priority)
         )
 
     def assigned_pod_freed(self, pod: Pod) -> None:
         """An assigned (or assumed) pod's resources became free."""
         uid = pod.metadata.uid
-        self._sched.queue.move_all_to_active_or_backoff(
+        self._queue.move_all_to_active_or_backoff(
             _ASSIGNED_POD_DELETE, pod, None, pre_check=lambda p: p.metadata.uid != uid
         )
 
@@ -190,12 +221,12 @@ class EventHandlers:
         that no watch will deliver: handled as an informer event of that resource, so the
         rejected pods it may help are offered to their queueing hints. (Upstream wires the
         DRA ResourceClaim assume cache's handlers the same way, eventhandlers.go.)"""
-        self._sched.cluster_changes += 1
-        self._sched.queue.on_cluster_event(event, old, new)
+        self._observers.cluster_changed()
+        self._queue.on_cluster_event(event, old, new)
 
     # -- kinds plugin packages registered -----------------------------------------------
     def on_other(self, ev: WatchEvent) -> None:
-        self._sched.cluster_changes += 1
+        self._observers.cluster_changed()
         if ev.kind in _NOT_QUEUE_EVENTS:
             return
         action = {
@@ -205,4 +236,4 @@ class EventHandlers:
         }[ev.type]
         old: Any = ev.old if ev.type == "MODIFIED" else (ev.obj if ev.type == "DELETED" else None)
         new: Any = None if ev.type == "DELETED" else ev.obj
-        self._sched.queue.on_cluster_event(ClusterEvent(ev.kind, action), old, new)
+        self._queue.on_cluster_event(ClusterEvent(ev.kind, action), old, new)

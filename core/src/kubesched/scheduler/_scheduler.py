@@ -1,7 +1,9 @@
 """Scheduler: the loop that pops pods and runs scheduling and binding cycles.
 
-Upstream: pkg/scheduler/scheduler.go, schedule_one.go (ScheduleOne, schedulingCycle,
-bindingCycle, handleBindingCycleError, handleSchedulingFailure) and eventhandlers.go.
+Upstream: pkg/scheduler/schedule_one.go (ScheduleOne, schedulingCycle, bindingCycle,
+handleBindingCycleError, handleSchedulingFailure) and scheduler.go (Run). The pieces are
+built by `new_scheduler` (`_factory`); what reports need is told to the observers
+(`_observers`) at fixed points, the loop keeps no report state.
 
 One asyncio loop: a scheduling cycle runs start to finish without awaiting (cycles are
 serial); each binding cycle is a task (they run concurrently, waiting on Permit or PreBind
@@ -12,10 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
-import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any
 
 import pluggy
@@ -24,7 +23,6 @@ from kubesched.api import Pod, PodCondition
 from kubesched.cache import SchedulerCache
 from kubesched.clock import Clock
 from kubesched.cluster import Cluster
-from kubesched.config import ResolvedConfig
 from kubesched.framework import (
     Code,
     CycleState,
@@ -32,28 +30,28 @@ from kubesched.framework import (
     FitError,
     NominatingInfo,
     NominatingMode,
-    Plugin,
     PodInfo,
     QueuedPodInfo,
     Snapshot,
     Status,
+    WaitingPod,
 )
-from kubesched.queue import QueueProfile, SchedulingQueue
-from kubesched.runtime import Framework, build_profiles
+from kubesched.queue import SchedulingQueue
+from kubesched.runtime import Framework
 from kubesched.scheduler._algorithm import (
     NoNodesAvailableError,
     ScheduleResult,
     SchedulingAlgorithm,
     StatusError,
 )
-from kubesched.scheduler._attempt_error import AttemptError, attempt_error, raised_exception
+from kubesched.scheduler._attempt_error import raised_exception
 from kubesched.scheduler._event_handlers import EventHandlers
-from kubesched.scheduler._explain import Explanation
-from kubesched.scheduler._explain_cycle import CycleExplainer
 from kubesched.scheduler._gc import scheduling_gc
+from kubesched.scheduler._observers import ObserverList
 from kubesched.scheduler._recorder import ClusterEventRecorder, truncate_message
+from kubesched.scheduler._report import SchedulingReport
 
-__all__ = ["AttemptRecord", "Scheduler", "SchedulerStats"]
+__all__ = ["Scheduler"]
 
 _log = logging.getLogger("kubesched.scheduler")
 
@@ -65,95 +63,42 @@ PODS_TO_ACTIVATE_KEY = "kubernetes.io/pods-to-activate"
 _CLEAR_NOMINATION = NominatingInfo("", NominatingMode.Override)
 
 
-@dataclass
-class AttemptRecord:
-    """The last outcome of a pod's scheduling attempts (for reports)."""
-
-    profile: str
-    attempts: int = 0
-    result: str = ""  # "scheduled" | "unschedulable" | "error" | "waiting"
-    node: str = ""
-    message: str = ""
-    nominated_node: str = ""
-    changes_at_start: int = 0
-    """`Scheduler.cluster_changes` when the last attempt began."""
-    error: AttemptError | None = None
-    """Where the last attempt's Error status came from (result "error" only)."""
-
-
-@dataclass
-class SchedulerStats:
-    """Counters and real-time latencies of scheduling attempts (for benchmarks)."""
-
-    attempts: dict[str, int] = field(
-        default_factory=lambda: {"scheduled": 0, "unschedulable": 0, "error": 0}
-    )
-    attempt_latencies: list[float] = field(default_factory=list)
-    """Wall-clock seconds each scheduling cycle took (not virtual time)."""
-
-
 class Scheduler:
-    """Schedules pods of every profile in `config` on `cluster`."""
+    """Schedules the pods of its profiles; built by `new_scheduler` (`_factory`)."""
 
     def __init__(
         self,
         cluster: Cluster,
-        config: ResolvedConfig,
-        plugins: Mapping[str, type[Plugin]],
         *,
         clock: Clock,
-        seed: int | None = None,
+        cache: SchedulerCache,
+        snapshot: Snapshot,
+        algorithm: SchedulingAlgorithm,
+        profiles: dict[str, Framework],
+        queue: SchedulingQueue,
+        handlers: EventHandlers,
+        recorder: ClusterEventRecorder,
+        observers: ObserverList,
+        report: SchedulingReport,
         hooks: pluggy.PluginManager | None = None,
     ) -> None:
         self.cluster = cluster
         self.clock = clock
+        self.cache = cache
+        self.snapshot = snapshot
+        self.algorithm = algorithm
+        self.profiles = profiles
+        self.queue = queue
+        self.handlers = handlers
+        self.recorder = recorder
+        """The Event broadcaster of the profiles (and of leader election)."""
+        self.observers = observers
+        """Told at each observation point (`_observers`); `report` is one of them."""
+        self.report = report
         self.hooks = hooks
-        self.cache = SchedulerCache()
-        self.snapshot = Snapshot()
-        self.recorder = ClusterEventRecorder(cluster, clock)
-        self.rng = random.Random(seed)
-        cfg = config.config
-        self.algorithm = SchedulingAlgorithm(
-            self.snapshot, self.rng, cfg.percentage_of_nodes_to_score
-        )
-        self.profiles: dict[str, Framework] = build_profiles(
-            config,
-            plugins,
-            cluster=cluster,
-            clock=clock,
-            snapshot=self.snapshot,
-            recorder_factory=self.recorder.for_profile,
-        )
-        first = next(iter(self.profiles.values()))
-        self.queue = SchedulingQueue(
-            clock,
-            first.queue_sort_less(),
-            {
-                name: QueueProfile(
-                    pre_enqueue=list(fwk.pre_enqueue_plugins), hints=fwk.events_to_register()
-                )
-                for name, fwk in self.profiles.items()
-            },
-            initial_backoff=float(cfg.pod_initial_backoff_seconds),
-            max_backoff=float(cfg.pod_max_backoff_seconds),
-        )
-        self.handlers = EventHandlers(self)
-        for fwk in self.profiles.values():
-            fwk.nominator = self.queue
-            fwk.activator = self.queue.activate
-            fwk.event_reporter = self.handlers.on_plugin_event
-        self.records: dict[str, AttemptRecord] = {}
-        self.stats = SchedulerStats()
         self._binding_tasks: set[asyncio.Task[None]] = set()
         self._side_tasks: set[asyncio.Task[None]] = set()
         self._stopped = False
-        self.cluster_changes = 0
-        self.explain: set[str] = set()
-        """Pod keys (`namespace/name`) whose attempts are explained plugin by plugin."""
-        self.explanations: dict[str, Explanation] = {}
-        """The last explanation of each explained pod."""
-        """How many cluster events the handlers have seen (tells a simulation whether a
-        retry could have a different outcome)."""
 
     # -- lifecycle ----------------------------------------------------------------------
     def start_watching(self) -> None:
@@ -176,6 +121,24 @@ class Scheduler:
         self._stopped = True
         self.queue.close()
 
+    def abort(self) -> None:
+        """Stop at once: no new cycle, binding cycles and status writes cancelled."""
+        self.stop()
+        for task in [*self._binding_tasks, *self._side_tasks]:
+            task.cancel()
+
+    def reject_waiting_pods(self, message: str) -> int:
+        """Reject every pod waiting at Permit: their binding cycles roll back."""
+        waiting: list[WaitingPod] = []
+        for fwk in self.profiles.values():
+            fwk.iterate_over_waiting_pods(waiting.append)
+        return sum(1 for wp in waiting if wp.reject("", message))
+
+    @property
+    def cycles_in_flight(self) -> bool:
+        """Whether binding cycles or status writes are still running (Events aside)."""
+        return bool(self._binding_tasks or self._side_tasks)
+
     @property
     def busy(self) -> bool:
         """Whether anything is in flight: binding cycles, status writes, events."""
@@ -197,6 +160,7 @@ class Scheduler:
     def schedule_one(self, qpi: QueuedPodInfo) -> None:
         """One scheduling cycle for a popped pod; starts its binding cycle on success."""
         pod = qpi.pod
+        self.observers.pod_popped(qpi)
         fwk = self.framework_for_pod(pod)
         if fwk is None:  # cannot happen for queued pods; upstream logs and drops it
             self.queue.done(pod.metadata.uid)
@@ -208,21 +172,12 @@ class Scheduler:
         if pod.is_terminating or self.cache.is_assumed_pod(pod):
             self.queue.done(pod.metadata.uid)
             return
-        record = self.records.setdefault(pod.metadata.uid, AttemptRecord(fwk.profile_name))
-        record.attempts += 1
-        record.changes_at_start = self.cluster_changes
-        started = time.perf_counter()
         state = CycleState()
         pods_to_activate: dict[str, Pod] = {}
         state.write(PODS_TO_ACTIVATE_KEY, pods_to_activate)
-        explainer = None
-        if pod.key in self.explain:
-            # taken from this very cycle: its state, snapshot and nominated pods
-            explainer = CycleExplainer(fwk, pod, record.attempts, self.clock.now(), state)
+        self.observers.attempt_started(qpi, fwk, state)
         result, assumed, status, nominating = self._scheduling_cycle(fwk, state, qpi)
-        self.stats.attempt_latencies.append(time.perf_counter() - started)
-        if explainer is not None:
-            self.explanations[pod.key] = explainer.finish(result, status)
+        self.observers.cycle_ended(pod, result, status)
         if not status.is_success:
             self._handle_failure(fwk, qpi, status, nominating)
             return
@@ -230,7 +185,8 @@ class Scheduler:
             self.queue.activate(list(pods_to_activate.values()))
             pods_to_activate.clear()
         assert result is not None and assumed is not None
-        record.result = "waiting" if fwk.get_waiting_pod(pod.metadata.uid) else "binding"
+        waiting = fwk.get_waiting_pod(pod.metadata.uid) is not None
+        self.observers.binding_started(pod, fwk, waiting)
         task = asyncio.get_running_loop().create_task(
             self._binding_cycle(fwk, state, qpi, assumed, result, pods_to_activate)
         )
@@ -258,6 +214,7 @@ class Scheduler:
             return None, None, Status(Code.Unschedulable, error=fit), nominating
         except StatusError as err:
             return None, None, err.status, _CLEAR_NOMINATION
+        self.observers.host_selected(pod)
 
         host = result.suggested_host
         # a copy sharing all but spec with the queued pod, which nobody mutates
@@ -330,10 +287,7 @@ class Scheduler:
         ns, name = assumed.metadata.namespace or "default", assumed.metadata.name
         message = f"Successfully assigned {ns}/{name} to {host}"
         fwk.event_recorder.event(assumed, "Normal", "Scheduled", "Binding", message)
-        record = self.records.get(assumed.metadata.uid)
-        if record is not None:
-            record.result, record.node, record.message = "scheduled", host, ""
-        self.stats.attempts["scheduled"] += 1
+        self.observers.pod_bound(assumed, host, fwk)
         await fwk.run_post_bind_plugins(state, assumed, host)
         if pods_to_activate:
             self.queue.activate(list(pods_to_activate.values()))
@@ -377,7 +331,6 @@ class Scheduler:
         else:
             qpi.unschedulable_plugins = set()
             qpi.pending_plugins = set()
-        self.stats.attempts["unschedulable" if rejected else "error"] += 1
 
         current = self.cluster.get("Pod", pod.metadata.name, pod.metadata.namespace)
         if current is None or current.spec.node_name:
@@ -388,14 +341,8 @@ class Scheduler:
         if nominating is not None:
             self.queue.add_nominated_pod(qpi.pod_info, nominating)
 
-        record = self.records.setdefault(pod.metadata.uid, AttemptRecord(fwk.profile_name))
-        record.result = "unschedulable" if rejected else "error"
-        record.message = message
-        record.node = ""
-        record.error = None
+        self.observers.attempt_failed(pod, fwk, status, nominating)
         if not rejected:
-            plugin = fwk.plugins.get(status.plugin) if status.plugin else None
-            record.error = attempt_error(status, plugin, with_traceback=pod.key in self.explain)
             # upstream logs this at error level (utilruntime.HandleErrorWithContext); the
             # condition, the Event and simulate's report already carry it, so the log line
             # (with the traceback) is for debugging
@@ -405,8 +352,6 @@ class Scheduler:
                 message,
                 exc_info=raised_exception(status),
             )
-        if nominating is not None and nominating.mode is NominatingMode.Override:
-            record.nominated_node = nominating.nominated_node_name
         msg = truncate_message(message)
         fwk.event_recorder.event(pod, "Warning", "FailedScheduling", "Scheduling", msg)
         condition = PodCondition(

@@ -37,7 +37,7 @@ from kubesched.cluster.memory import MemoryCluster, default_kinds
 from kubesched.config import PluginCatalog, ResolvedConfig, load_config, resolve
 from kubesched.hookspecs import ReportSection, hookimpl
 from kubesched.runtime import PluginRegistry, make_plugin_manager
-from kubesched.scheduler import AttemptError, Scheduler
+from kubesched.scheduler import AttemptError, Scheduler, new_scheduler
 from kubesched.simulate._fields import FieldValidation
 from kubesched.simulate._manifests import Warn, create_objects, load_manifests
 from kubesched.simulate._preemptions import PodHistory, Preemption, format_seconds
@@ -135,7 +135,7 @@ class Simulation:
         for controllers in self.pm.hook.kubesched_cluster_controllers(cluster=self.cluster):
             for c in controllers:
                 self.cluster.add_controller(c)
-        sched = Scheduler(
+        sched = new_scheduler(
             self.cluster,
             self.config,
             self.registry.plugins,
@@ -144,7 +144,7 @@ class Simulation:
             hooks=self.pm,
         )
         self.scheduler = sched
-        sched.explain.update(self.explain)
+        sched.report.explain.update(self.explain)
         self.history.watch(self.cluster)
         sched.start_watching()
         self.cluster.start_controllers()
@@ -178,8 +178,8 @@ class Simulation:
             return False
         # a retry after backoff is pointless when nothing changed since the last attempt
         for qpi in pending["backoff"]:
-            record = sched.records.get(qpi.uid)
-            if record is None or record.changes_at_start != sched.cluster_changes:
+            record = sched.report.records.get(qpi.uid)
+            if record is None or record.changes_at_start != sched.report.cluster_changes:
                 return False
         return True
 
@@ -220,15 +220,14 @@ class Simulation:
                     len(info.pods),
                 )
             )
+        explained = sched.report.explanations
         return SimulationResult(
             pods=pods,
             nodes=nodes,
             virtual_seconds=self.clock.now(),
             seed=self.seed,
-            attempts=sum(r.attempts for r in sched.records.values()),
-            explanations={
-                k: sched.explanations[k] for k in self.explain if k in sched.explanations
-            },
+            attempts=sum(r.attempts for r in sched.report.records.values()),
+            explanations={k: explained[k] for k in self.explain if k in explained},
         )
 
     def _report_sections(self, result: SimulationResult) -> list[ReportSection]:
@@ -242,7 +241,7 @@ class Simulation:
         """A pod preemption evicted that has left the cluster (`gone`: Preempted), or one
         still on its node while its grace period runs (Terminating)."""
         meta = pod.metadata
-        record = sched.records.get(meta.uid)
+        record = sched.report.records.get(meta.uid)
         if gone:
             assert preemption is not None
             status: PodOutcome = "Preempted"
@@ -257,7 +256,7 @@ class Simulation:
 
     def _pod_result(self, sched: Scheduler, pod: Pod, preemption: Preemption | None) -> PodResult:
         meta = pod.metadata
-        record = sched.records.get(meta.uid)
+        record = sched.report.records.get(meta.uid)
         attempts = record.attempts if record is not None else 0
         if meta.deletion_timestamp is not None:
             return self._evicted_result(sched, pod, preemption, gone=False)
