@@ -327,15 +327,14 @@ class FakeApiServer(FakeStore):
             offset = int(offset_text)
         else:
             selector = _parse_selector(query.get("fieldSelector", ""))
+            # list items carry no apiVersion/kind; a stored object is never changed in place
+            # (every write stores a new one), so the snapshot shares the rest with the store
             items = [
-                copy.deepcopy(o)
-                for k, o in sorted(self.objects.get(target.resource, {}).items())
+                {k: v for k, v in o.items() if k not in ("apiVersion", "kind")}
+                for _, o in sorted(self.objects.get(target.resource, {}).items())
                 if (not target.namespace or o["metadata"].get("namespace") == target.namespace)
                 and _matches(o, selector)
             ]
-            for item in items:  # list items carry no apiVersion/kind
-                item.pop("apiVersion", None)
-                item.pop("kind", None)
             rv, offset = self.rv, 0
             snap_id = str(len(self._snapshots) + 1)
             self._snapshots[snap_id] = (rv, items)
