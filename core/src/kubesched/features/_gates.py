@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import Final
 
 from kubesched._errors import KubeschedError
+from kubesched.api.field import aggregate
 from kubesched.features._table import FEATURE_GATES
 
 __all__ = [
@@ -147,7 +148,7 @@ def _check(values: Mapping[str, bool], source: str) -> None:
                 _go(value),
             )
     if errors:
-        raise FeatureGateError(source, errors[0] if len(errors) == 1 else f"[{', '.join(errors)}]")
+        raise FeatureGateError(source, aggregate(errors))
 
 
 def _go(value: bool) -> str:
