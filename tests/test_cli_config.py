@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from kubesched.cli._main import main
-from kubesched.config import DEFAULT_PLUGINS, PluginCatalog, load_config, resolve
+from kubesched.config import DEFAULT_PLUGINS, load_config, resolve
 from kubesched.framework import EXTENSION_POINTS, extension_points_of
 from kubesched.runtime import PluginRegistry
 
@@ -41,11 +41,6 @@ def _defaults(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[str, str]
     return captured.out, captured.err
 
 
-def _catalog() -> PluginCatalog:
-    registry = PluginRegistry.discover()
-    return PluginCatalog(registry.plugins, registry.broken, registry.providers())
-
-
 def _expected_points() -> dict[str, list[str]]:
     """The installed default plugins per extension point, in upstream's multiPoint order.
 
@@ -73,8 +68,8 @@ def test_yaml_defaults_load_back(capsys: pytest.CaptureFixture[str], tmp_path: P
     path.write_text(out, encoding="utf-8")
 
     config = load_config(path)
-    reloaded = resolve(config, _catalog(), str(path))
-    original = resolve(load_config(None), _catalog())
+    reloaded = resolve(config, PluginRegistry.discover(), str(path))
+    original = resolve(load_config(None), PluginRegistry.discover())
 
     assert [p.scheduler_name for p in reloaded.profiles] == ["default-scheduler"]
     assert reloaded.profiles[0].points == original.profiles[0].points

@@ -14,7 +14,7 @@ import pytest
 
 from kubesched.api import Node
 from kubesched.cluster.memory import default_kinds
-from kubesched.config import PluginCatalog, load_config, resolve
+from kubesched.config import load_config, resolve
 from kubesched.runtime import PluginRegistry, make_plugin_manager
 from kubesched.simulate import Simulation, SimulationResult, simulate
 from kubesched.simulate._manifests import load_manifests
@@ -64,8 +64,7 @@ def _run_keeping_the_cluster() -> tuple[SimulationResult, Simulation]:
     """What `simulate` does, keeping the Simulation to look at claims and volumes."""
     pm = make_plugin_manager()
     registry = PluginRegistry.discover()
-    catalog = PluginCatalog(registry.plugins, registry.broken, registry.providers())
-    resolved = resolve(load_config(None), catalog, None)
+    resolved = resolve(load_config(None), registry, None)
     loaded = load_manifests([STATEFUL], default_kinds(pm))
     sim = Simulation(loaded.objects, resolved, registry, hooks=pm)
     return sim.run(), sim

@@ -40,7 +40,7 @@ import pluggy
 from kubesched.api import Pod
 from kubesched.clock import VirtualClock, VirtualTimeLoop
 from kubesched.cluster.memory import MemoryCluster, default_kinds
-from kubesched.config import PluginCatalog, ResolvedConfig, load_config, parse_config, resolve
+from kubesched.config import ResolvedConfig, load_config, parse_config, resolve
 from kubesched.runtime import PluginRegistry, make_plugin_manager
 from kubesched.scheduler import Scheduler, new_scheduler
 from kubesched_bench.checks import (
@@ -84,9 +84,8 @@ def default_config(
     """The profile of `document` (a KubeSchedulerConfiguration; None: the default profile,
     no config file) resolved against the installed plugins."""
     registry = PluginRegistry.discover()
-    catalog = PluginCatalog(registry.plugins, registry.broken, registry.providers())
     config = load_config(None) if document is None else parse_config(document, "<workload>")
-    return resolve(config, catalog, None), registry
+    return resolve(config, registry, None), registry
 
 
 class _Run:

@@ -21,7 +21,7 @@ from kubesched.api import CPU, MEMORY, PODS, K8sModel, Node, Pod, pod_requests, 
 from kubesched.cache import SchedulerCache
 from kubesched.clock import VirtualClock, VirtualTimeLoop
 from kubesched.cluster.memory import MemoryCluster, default_kinds
-from kubesched.config import PluginCatalog, ResolvedProfile, parse_config, resolve
+from kubesched.config import ResolvedProfile, parse_config, resolve
 from kubesched.framework import Plugin, Snapshot
 from kubesched.hookspecs import hookimpl
 from kubesched.runtime import Framework, PluginRegistry, make_plugin_manager
@@ -345,11 +345,8 @@ def run(
     seed: int = 0,
 ) -> tuple[SimulationResult, Simulation]:
     """Simulate with the builtin plugins and Coscheduling until quiescence (or `until`)."""
-    registry = PluginRegistry()
-    for p in [*BUILTIN, Coscheduling, *extra_plugins]:
-        registry.register(p)
-    catalog = PluginCatalog(registry.plugins, {}, {})
-    resolved = resolve(parse_config(config or gang_config(args)), catalog)
+    registry = PluginRegistry.of(*BUILTIN, Coscheduling, *extra_plugins)
+    resolved = resolve(parse_config(config or gang_config(args)), registry)
     sim = Simulation(
         objects, resolved, registry, seed=seed, until=until, hooks=hook_manager(*controllers)
     )
@@ -387,8 +384,7 @@ def run_defaults(
     config = copy.deepcopy(REFERENCE_CONFIG)
     if args:
         config["profiles"][0]["pluginConfig"] = [{"name": "Coscheduling", "args": args}]
-    catalog = PluginCatalog(registry.plugins, registry.broken, registry.providers())
-    resolved = resolve(parse_config(config), catalog)
+    resolved = resolve(parse_config(config), registry)
     pm = make_plugin_manager()
     if not pm.is_registered(kubesched_coscheduling.hooks):
         pm.register(kubesched_coscheduling.hooks)

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from kubesched.api import K8sModel
-from kubesched.config import PluginCatalog, parse_config, resolve
+from kubesched.config import parse_config, resolve
 from kubesched.framework import Plugin, extension_points_of
 from kubesched.hookspecs import hookimpl
 from kubesched.runtime import PluginRegistry, make_plugin_manager
@@ -93,9 +93,7 @@ class VolumeSim:
             pm.register(_Extra(extra_controllers))
         plugins = [volume_binding if p is VolumeBinding else p for p in PLUGINS]
         plugins[2:2] = extra_plugins
-        registry = PluginRegistry()
-        for p in plugins:
-            registry.register(p)
+        registry = PluginRegistry.of(*plugins)
         sets: dict[str, Any] = {"multiPoint": {"enabled": [{"name": p.name} for p in plugins]}}
         for extra in extra_plugins:
             # named at a point as well as in multiPoint: first at that point (upstream's
@@ -113,7 +111,7 @@ class VolumeSim:
             "kind": "KubeSchedulerConfiguration",
             "profiles": [profile],
         }
-        resolved = resolve(parse_config(config), PluginCatalog(registry.plugins, {}, {}))
+        resolved = resolve(parse_config(config), registry)
         self.sim = Simulation(objects, resolved, registry, seed=seed, until=until, hooks=pm)
 
     def run(self) -> SimulationResult:

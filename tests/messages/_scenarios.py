@@ -21,7 +21,7 @@ import pluggy
 
 from kubesched.api import K8sModel, Node, Pod
 from kubesched.cluster.memory import default_kinds
-from kubesched.config import PluginCatalog, parse_config, resolve
+from kubesched.config import parse_config, resolve
 from kubesched.framework import (
     BindPlugin,
     CycleState,
@@ -182,13 +182,7 @@ def run_scenario(
     attempt is explained (`result.explanations`)."""
     pm = make_plugin_manager(load_entrypoints=installed)
     extra = list(plugins) if installed else [*BASE, *plugins]
-    if installed:
-        registry = PluginRegistry.discover(extra)
-    else:
-        registry = PluginRegistry()
-        for p in extra:
-            registry.register(p)
-    catalog = PluginCatalog(registry.plugins, registry.broken, registry.providers())
-    resolved = resolve(parse_config(cfg or config(*(p.name for p in extra))), catalog)
+    registry = PluginRegistry.discover(extra) if installed else PluginRegistry.of(*extra)
+    resolved = resolve(parse_config(cfg or config(*(p.name for p in extra))), registry)
     sim = Simulation(objects, resolved, registry, seed=seed, until=until, hooks=pm, explain=explain)
     return Run(sim.run(), sim)

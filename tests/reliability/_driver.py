@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import Coroutine
 from typing import Any
 
-from kubesched.config import PluginCatalog, load_config, parse_config, resolve
+from kubesched.config import load_config, parse_config, resolve
 from kubesched.runtime import PluginRegistry, make_plugin_manager
 from kubesched.scheduler import new_scheduler
 from kubesched.simulate import Simulation
@@ -22,8 +22,7 @@ class Cluster:
     def __init__(self, config: dict[str, Any] | None = None) -> None:
         pm = make_plugin_manager()
         registry = PluginRegistry.discover()
-        catalog = PluginCatalog(registry.plugins, registry.broken, registry.providers())
-        resolved = resolve(load_config(None) if config is None else parse_config(config), catalog)
+        resolved = resolve(load_config(None) if config is None else parse_config(config), registry)
         self.sim = Simulation([], resolved, registry, hooks=pm)
         self.loop = self.sim.loop
         self.cluster = self.sim.cluster

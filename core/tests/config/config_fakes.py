@@ -9,7 +9,7 @@ from typing import Any, Literal, cast
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from kubesched.config import API_VERSION, KIND, PluginCatalog
+from kubesched.config import API_VERSION, KIND
 from kubesched.framework import (
     BindPlugin,
     FilterPlugin,
@@ -25,6 +25,7 @@ from kubesched.framework import (
     ReservePlugin,
     ScorePlugin,
 )
+from kubesched.runtime import DiscoveredPlugin, PluginRegistry
 
 
 class _Args(BaseModel):
@@ -106,15 +107,19 @@ EXTRA_FAKES: dict[str, type[Plugin]] = {
 
 
 def catalog(
-    names: Iterable[str] | None = None,
-    *,
-    broken: dict[str, str] | None = None,
-    providers: dict[str, str] | None = None,
-) -> PluginCatalog:
-    """A catalog of the fakes called ``names`` (None: every default and extra fake)."""
+    names: Iterable[str] | None = None, *, broken: dict[str, str] | None = None
+) -> PluginRegistry:
+    """A registry of the fakes called ``names`` (None: every default and extra fake), and of
+    ``broken`` plugins: found, but failing to load (name → why). The fakes implement no
+    method, so they are entered as found rather than registered."""
     every = {**DEFAULT_FAKES, **EXTRA_FAKES}
-    chosen = every if names is None else {n: every[n] for n in names}
-    return PluginCatalog(plugins=chosen, broken=broken or {}, providers=providers or {})
+    chosen = every.values() if names is None else [every[n] for n in names]
+    registry = PluginRegistry()
+    for cls in chosen:
+        registry.entries[cls.name] = DiscoveredPlugin(cls.name, "fakes", None, None, plugin=cls)
+    for name, error in (broken or {}).items():
+        registry.entries[name] = DiscoveredPlugin(name, "fakes", None, None, error=error)
+    return registry
 
 
 def doc(**fields: Any) -> dict[str, Any]:

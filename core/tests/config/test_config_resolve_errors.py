@@ -38,7 +38,7 @@ ONLY_FIT = ["PrioritySort", "DefaultBinder", "NodeResourcesFit"]
 CASES = [
     pytest.param(
         doc(profiles=[profile(plugins=enable("score", "Coscheduling"))]),
-        catalog(ONLY_FIT, providers={"Coscheduling": "kubesched-coscheduling"}),
+        catalog(ONLY_FIT),  # the registry knows which distribution provides Coscheduling
         "profiles[0].plugins.score.enabled[0]",
         [
             'ScorePlugin "Coscheduling" does not exist',

@@ -13,7 +13,7 @@ from kubesched.api import KindRegistry, Pod, Taint, find_untolerated_taint
 from kubesched.clock import WallClock
 from kubesched.cluster.kube import InformerSettings, KubeCluster, Transport
 from kubesched.cluster.memory import default_kinds
-from kubesched.config import PluginCatalog, ResolvedConfig, parse_config, resolve
+from kubesched.config import ResolvedConfig, parse_config, resolve
 from kubesched.framework import (
     ActionType,
     BindPlugin,
@@ -223,10 +223,8 @@ def resolved_config(extra: dict[str, Any] | None = None, **profile: Any) -> Reso
         "profiles": [prof],
     }
     cfg.update(extra or {})
-    registry = PluginRegistry()
-    for p in PLUGINS:
-        registry.register(p)
-    return resolve(parse_config(cfg), PluginCatalog(registry.plugins, {}, {}))
+    registry = PluginRegistry.of(*PLUGINS)
+    return resolve(parse_config(cfg), registry)
 
 
 def plugin_classes() -> dict[str, type[Plugin]]:

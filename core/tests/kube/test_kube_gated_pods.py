@@ -18,7 +18,7 @@ from kube_helpers import PLUGINS, add_ready_node, cluster_on, eventually, fake_s
 
 from kubesched.api import SCHEDULING_GATED_MESSAGE, Pod
 from kubesched.clock import WallClock
-from kubesched.config import PluginCatalog, ResolvedConfig, parse_config, resolve
+from kubesched.config import ResolvedConfig, parse_config, resolve
 from kubesched.framework import PreEnqueuePlugin, Status
 from kubesched.runtime import PluginRegistry
 from kubesched.scheduler import new_scheduler
@@ -39,9 +39,7 @@ class Gates(PreEnqueuePlugin):
 
 def _config() -> tuple[ResolvedConfig, dict[str, type]]:
     plugins = [*PLUGINS, Gates]
-    registry = PluginRegistry()
-    for p in plugins:
-        registry.register(p)
+    registry = PluginRegistry.of(*plugins)
     cfg = parse_config(
         {
             "apiVersion": "kubescheduler.config.k8s.io/v1",
@@ -54,7 +52,7 @@ def _config() -> tuple[ResolvedConfig, dict[str, type]]:
             ],
         }
     )
-    return resolve(cfg, PluginCatalog(registry.plugins, {}, {})), {p.name: p for p in plugins}
+    return resolve(cfg, registry), {p.name: p for p in plugins}
 
 
 def _pod(server: FakeApiServer, name: str) -> Raw:

@@ -391,13 +391,11 @@ def test_a_preemption_is_counted_with_its_victims() -> None:
     pytest.importorskip("kubesched_builtin", reason="DefaultPreemption")
     from kube_helpers import PLUGINS, Binder, CpuFit, Sort
 
-    from kubesched.config import PluginCatalog, parse_config, resolve
+    from kubesched.config import parse_config, resolve
     from kubesched.runtime import PluginRegistry
     from kubesched_builtin.defaultpreemption import DefaultPreemption
 
-    registry = PluginRegistry()
-    for plugin in [*PLUGINS, DefaultPreemption]:
-        registry.register(plugin)
+    registry = PluginRegistry.of(*PLUGINS, DefaultPreemption)
     names = [Sort.name, CpuFit.name, Binder.name, DefaultPreemption.name]
     cfg = parse_config(
         {
@@ -411,7 +409,7 @@ def test_a_preemption_is_counted_with_its_victims() -> None:
             ],
         }
     )
-    resolved = resolve(cfg, PluginCatalog(registry.plugins, {}, {}))
+    resolved = resolve(cfg, registry)
 
     async def scenario() -> dict[str, Family]:
         async with fake_server() as server:

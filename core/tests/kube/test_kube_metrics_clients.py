@@ -148,7 +148,7 @@ def test_configz_serves_the_internal_configuration_as_kube_scheduler() -> None:
 
 def test_configz_plugin_config_lists_defaults_by_name_with_go_field_names() -> None:
     pytest.importorskip("kubesched_builtin", reason="the default profile's plugins")
-    from kubesched.config import PluginCatalog, parse_config, resolve
+    from kubesched.config import parse_config, resolve
     from kubesched.run import componentconfig
     from kubesched.runtime import PluginRegistry
 
@@ -168,7 +168,7 @@ def test_configz_plugin_config_lists_defaults_by_name_with_go_field_names() -> N
             ],
         }
     )
-    resolved = resolve(cfg, PluginCatalog(registry.plugins, registry.broken, registry.providers()))
+    resolved = resolve(cfg, registry)
     (profile,) = componentconfig(resolved)["Profiles"]
     # v1/defaults.go: the entries given, then the other plugins' defaults sorted by name
     names = [entry["Name"] for entry in profile["PluginConfig"]]

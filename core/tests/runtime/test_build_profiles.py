@@ -11,14 +11,13 @@ from kubesched import ConfigError
 from kubesched.clock import VirtualClock
 from kubesched.config import (
     KubeSchedulerConfiguration,
-    PluginCatalog,
     ResolvedConfig,
     ResolvedProfile,
     parse_config,
     resolve,
 )
 from kubesched.framework import BindPlugin, FilterPlugin, Plugin, QueueSortPlugin, Snapshot
-from kubesched.runtime import Framework, build_profiles
+from kubesched.runtime import Framework, PluginRegistry, build_profiles
 
 
 class Sort(QueueSortPlugin):
@@ -83,7 +82,7 @@ def test_each_profile_becomes_a_framework_with_its_own_plugins_and_recorder() ->
             ],
         }
     )
-    profiles = build(resolve(config, PluginCatalog(PLUGINS)))
+    profiles = build(resolve(config, PluginRegistry.of(*PLUGINS.values())))
     assert list(profiles) == ["a", "b"]
     assert [p.name for p in profiles["a"].filter_plugins] == ["Fits"]
     assert profiles["b"].filter_plugins == []

@@ -9,7 +9,7 @@ import pytest
 
 from kubesched import ConfigError
 from kubesched.api import Pod
-from kubesched.config import PluginCatalog, parse_config, resolve
+from kubesched.config import parse_config, resolve
 from kubesched.framework import (
     BindPlugin,
     CycleState,
@@ -172,9 +172,8 @@ def test_a_broken_plugin_is_fatal_only_when_a_profile_uses_it(discovered: Any) -
     reg = discovered(FakeEntryPoint("Broken", "m:B", FakeDist("pkg-x"), error=ImportError("boom")))
     reg.register(Sort)
     reg.register(Bind)
-    catalog = PluginCatalog(reg.plugins, reg.broken, reg.providers())
-    resolved = resolve(config("Sort", "Bind"), catalog)
+    resolved = resolve(config("Sort", "Bind"), reg)
     assert resolved.profiles[0].points["Bind"] == ["Bind"]
     with pytest.raises(ConfigError) as err:
-        resolve(config("Sort", "Bind", "Broken"), catalog)
+        resolve(config("Sort", "Bind", "Broken"), reg)
     assert "Broken" in str(err.value) and "boom" in str(err.value)

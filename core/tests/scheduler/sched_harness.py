@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kubesched.api import K8sModel, Pod
-from kubesched.config import PluginCatalog, parse_config, resolve
+from kubesched.config import parse_config, resolve
 from kubesched.framework import (
     BindPlugin,
     CycleState,
@@ -128,11 +128,8 @@ def make_simulation(
     until: float | None = None,
 ) -> Simulation:
     all_plugins = [*BASE, *plugins]
-    registry = PluginRegistry()
-    for p in all_plugins:
-        registry.register(p)
-    catalog = PluginCatalog(registry.plugins, {}, {})
-    resolved = resolve(parse_config(config or config_for(all_plugins)), catalog)
+    registry = PluginRegistry.of(*all_plugins)
+    resolved = resolve(parse_config(config or config_for(all_plugins)), registry)
     return Simulation(
         objects,
         resolved,

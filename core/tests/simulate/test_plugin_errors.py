@@ -19,7 +19,7 @@ from test_report_sections import Binder, Sort
 from kubesched.api import POD_SCHEDULED, K8sModel, Pod
 from kubesched.cli._main import main
 from kubesched.cli._report import render_result
-from kubesched.config import PluginCatalog, parse_config, resolve
+from kubesched.config import parse_config, resolve
 from kubesched.framework import CycleState, FilterPlugin, NodeInfo, Status
 from kubesched.runtime import PluginRegistry
 from kubesched.simulate import Simulation, SimulationResult
@@ -64,9 +64,7 @@ MESSAGE = (
 
 
 def registry(*plugins: type[Any]) -> PluginRegistry:
-    reg = PluginRegistry()
-    for p in (Sort, Binder, *plugins):
-        reg.register(p)
+    reg = PluginRegistry.of(Sort, Binder, *plugins)
     return reg
 
 
@@ -91,7 +89,7 @@ def objects() -> list[K8sModel]:
 
 def simulate(plugin: type[Any], explain: tuple[str, ...] = ()) -> tuple[SimulationResult, Pod]:
     reg = registry(plugin)
-    resolved = resolve(parse_config(config(plugin)), PluginCatalog(reg.plugins, {}, {}))
+    resolved = resolve(parse_config(config(plugin)), reg)
     sim = Simulation(objects(), resolved, reg, explain=explain)
     result = sim.run()
     bad = sim.cluster.get("Pod", "bad", "default")

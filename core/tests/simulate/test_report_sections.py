@@ -18,7 +18,7 @@ from kubesched.api import K8sModel, Pod
 from kubesched.cli._main import main
 from kubesched.cli._simulate import render_result, section_table
 from kubesched.cluster import Cluster
-from kubesched.config import PluginCatalog, parse_config, resolve
+from kubesched.config import parse_config, resolve
 from kubesched.framework import (
     BindPlugin,
     CycleState,
@@ -209,7 +209,7 @@ def run(*hooks: object) -> SimulationResult:
             "profiles": [profile],
         }
     )
-    resolved = resolve(config, PluginCatalog(registry.plugins, {}, {}))
+    resolved = resolve(config, registry)
     pm = make_plugin_manager(load_entrypoints=False)
     for hook in hooks:
         pm.register(hook)

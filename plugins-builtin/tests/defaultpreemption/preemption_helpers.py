@@ -399,16 +399,14 @@ def simulate(
     profile, and this distribution's hooks (the PDB kind and the disruption controller)
     and `hooks` (more hook implementations: controllers, say). Returns (SimulationResult,
     Simulation)."""
-    from kubesched.config import PluginCatalog, parse_config, resolve
+    from kubesched.config import parse_config, resolve
     from kubesched.runtime import PluginRegistry, make_plugin_manager
     from kubesched.simulate import Simulation
     from kubesched_builtin import hooks as builtin_hooks
 
-    registry = PluginRegistry()
-    for cls in (PrioritySort, NodeResourcesFit, DefaultPreemption, DefaultBinder):
-        registry.register(cls)
+    registry = PluginRegistry.of(PrioritySort, NodeResourcesFit, DefaultPreemption, DefaultBinder)
     config = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}
-    resolved = resolve(parse_config(config), PluginCatalog(registry.plugins, {}, {}))
+    resolved = resolve(parse_config(config), registry)
     pm = make_plugin_manager(load_entrypoints=False)
     pm.register(builtin_hooks)
     for extra in hooks:

@@ -10,7 +10,8 @@ import pytest
 from pydantic import ValidationError
 
 from kubesched import ConfigError
-from kubesched.config import PluginCatalog, parse_config, resolve
+from kubesched.config import parse_config, resolve
+from kubesched.runtime import PluginRegistry
 from kubesched_builtin.defaultbinder import DefaultBinder
 from kubesched_builtin.defaultpreemption import DefaultPreemption, DefaultPreemptionArgs
 from kubesched_builtin.queuesort import PrioritySort
@@ -94,11 +95,11 @@ def _config(args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-CATALOG = PluginCatalog({c.name: c for c in (PrioritySort, DefaultBinder, DefaultPreemption)})
+REGISTRY = PluginRegistry.of(PrioritySort, DefaultBinder, DefaultPreemption)
 
 
 def test_plugin_config_args_reach_the_profile() -> None:
-    resolved = resolve(parse_config(_config({"minCandidateNodesAbsolute": 7})), CATALOG)
+    resolved = resolve(parse_config(_config({"minCandidateNodesAbsolute": 7})), REGISTRY)
     args = resolved.profiles[0].args["DefaultPreemption"]
     assert isinstance(args, DefaultPreemptionArgs)
     assert (args.min_candidate_nodes_percentage, args.min_candidate_nodes_absolute) == (10, 7)
@@ -107,7 +108,7 @@ def test_plugin_config_args_reach_the_profile() -> None:
 
 def test_invalid_plugin_config_args_are_a_config_error() -> None:
     with pytest.raises(ConfigError) as info:
-        resolve(parse_config(_config({"minCandidateNodesPercentage": 101})), CATALOG)
+        resolve(parse_config(_config({"minCandidateNodesPercentage": 101})), REGISTRY)
     assert "minCandidateNodesPercentage: Invalid value: 101: not in valid range [0, 100]" in str(
         info.value
     )

@@ -9,7 +9,7 @@ from typing import Any
 from interpodaffinity_helpers import affinity, make_node, make_pod, term, weighted
 
 from kubesched.api import K8sModel, Namespace
-from kubesched.config import PluginCatalog, parse_config, resolve
+from kubesched.config import parse_config, resolve
 from kubesched.runtime import PluginRegistry, make_plugin_manager
 from kubesched.simulate import Simulation, SimulationResult
 from kubesched_builtin.defaultbinder import DefaultBinder
@@ -22,9 +22,7 @@ ZONE = "topology.kubernetes.io/zone"
 
 def run(objects: list[K8sModel], args: dict[str, Any] | None = None) -> SimulationResult:
     plugins = [PrioritySort, DefaultBinder, InterPodAffinity]
-    registry = PluginRegistry()
-    for p in plugins:
-        registry.register(p)
+    registry = PluginRegistry.of(*plugins)
     profile: dict[str, Any] = {
         "schedulerName": "default-scheduler",
         "plugins": {"multiPoint": {"enabled": [{"name": p.name} for p in plugins]}},
@@ -36,7 +34,7 @@ def run(objects: list[K8sModel], args: dict[str, Any] | None = None) -> Simulati
         "kind": "KubeSchedulerConfiguration",
         "profiles": [profile],
     }
-    resolved = resolve(parse_config(config), PluginCatalog(registry.plugins, {}, {}))
+    resolved = resolve(parse_config(config), registry)
     sim = Simulation(objects, resolved, registry, hooks=make_plugin_manager(load_entrypoints=False))
     return sim.run()
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubesched.api import K8sModel, Node, Pod
-from kubesched.config import PluginCatalog, parse_config, resolve
+from kubesched.config import parse_config, resolve
 from kubesched.runtime import PluginRegistry, make_plugin_manager
 from kubesched.simulate import Simulation, SimulationResult
 from kubesched.testing import make_node, make_pod
@@ -33,15 +33,13 @@ PLUGINS = [
 
 
 def run(objects: list[K8sModel], profile: dict[str, Any] | None = None) -> SimulationResult:
-    registry = PluginRegistry()
-    for plugin in PLUGINS:
-        registry.register(plugin)
+    registry = PluginRegistry.of(*PLUGINS)
     config = {
         "apiVersion": "kubescheduler.config.k8s.io/v1",
         "kind": "KubeSchedulerConfiguration",
         "profiles": [{"schedulerName": "default-scheduler", **(profile or {})}],
     }
-    resolved = resolve(parse_config(config), PluginCatalog(registry.plugins, {}, {}))
+    resolved = resolve(parse_config(config), registry)
     sim = Simulation(
         objects, resolved, registry, seed=1, hooks=make_plugin_manager(load_entrypoints=False)
     )

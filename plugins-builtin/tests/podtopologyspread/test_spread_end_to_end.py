@@ -9,7 +9,7 @@ from typing import Any
 from podtopologyspread_helpers import node, pod
 
 from kubesched.api import K8sModel
-from kubesched.config import PluginCatalog, parse_config, resolve
+from kubesched.config import parse_config, resolve
 from kubesched.runtime import PluginRegistry, make_plugin_manager
 from kubesched.simulate import Simulation, SimulationResult
 from kubesched_builtin.defaultbinder import DefaultBinder
@@ -20,9 +20,7 @@ APP = {"matchLabels": {"app": "web"}}
 
 
 def run(objects: list[K8sModel], args: dict[str, Any] | None = None) -> SimulationResult:
-    registry = PluginRegistry()
-    for cls in (PrioritySort, DefaultBinder, PodTopologySpread):
-        registry.register(cls)
+    registry = PluginRegistry.of(PrioritySort, DefaultBinder, PodTopologySpread)
     profile: dict[str, Any] = {"schedulerName": "default-scheduler"}
     if args is not None:
         profile["pluginConfig"] = [{"name": "PodTopologySpread", "args": args}]
@@ -31,7 +29,7 @@ def run(objects: list[K8sModel], args: dict[str, Any] | None = None) -> Simulati
         "kind": "KubeSchedulerConfiguration",
         "profiles": [profile],
     }
-    resolved = resolve(parse_config(config), PluginCatalog(registry.plugins, {}, {}))
+    resolved = resolve(parse_config(config), registry)
     sim = Simulation(objects, resolved, registry, hooks=make_plugin_manager(load_entrypoints=False))
     return sim.run()
 

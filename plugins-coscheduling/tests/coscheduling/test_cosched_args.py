@@ -11,7 +11,8 @@ from cosched_helpers import BUILTIN, gang_config
 from pydantic import ValidationError
 
 from kubesched import ConfigError
-from kubesched.config import PluginCatalog, parse_config, resolve
+from kubesched.config import parse_config, resolve
+from kubesched.runtime import PluginRegistry
 from kubesched_coscheduling import Coscheduling, CoschedulingArgs
 from kubesched_coscheduling.coscheduling import group_backoff_seconds
 
@@ -101,10 +102,10 @@ def test_group_backoff(initial: int, cap: int, failures: int, want: float) -> No
 
 
 def test_bad_args_in_a_profile_name_the_plugin() -> None:
-    catalog = PluginCatalog({p.name: p for p in [*BUILTIN, Coscheduling]}, {}, {})
+    registry = PluginRegistry.of(*BUILTIN, Coscheduling)
     config = parse_config(gang_config({"podGroupRejectPercentage": 200}))
     with pytest.raises(ConfigError) as err:
-        resolve(config, catalog)
+        resolve(config, registry)
     assert "podGroupRejectPercentage: Invalid value: 200: must be between 0 and 100" in str(
         err.value
     )

@@ -400,15 +400,14 @@ def test_postfilter_enabled_explicitly_before_preemption_is_reported() -> None:
     from cosched_helpers import REFERENCE_CONFIG
 
     from kubesched import ConfigError
-    from kubesched.config import PluginCatalog, parse_config, resolve
+    from kubesched.config import parse_config, resolve
     from kubesched.runtime import PluginRegistry
     from kubesched.simulate import Simulation
 
     config = copy.deepcopy(REFERENCE_CONFIG)
     config["profiles"][0]["plugins"]["postFilter"] = {"enabled": [{"name": "Coscheduling"}]}
     registry = PluginRegistry.discover()
-    catalog = PluginCatalog(registry.plugins, registry.broken, registry.providers())
-    resolved = resolve(parse_config(config), catalog)
+    resolved = resolve(parse_config(config), registry)
     assert resolved.profiles[0].points["PostFilter"] == ["Coscheduling", "DefaultPreemption"]
     with pytest.raises(ConfigError, match="but DefaultPreemption runs after it"):
         Simulation([node("n1")], resolved, registry).run()

@@ -8,7 +8,7 @@ import click
 import yaml
 
 from kubesched.cli._report import left_out_reason
-from kubesched.config import PluginCatalog, effective_config_dict, load_config, resolve
+from kubesched.config import effective_config_dict, load_config, resolve
 from kubesched.runtime import PluginRegistry
 
 __all__ = ["config_group"]
@@ -33,8 +33,7 @@ def defaults_command(config: str | None, output: str) -> None:
     """Print the effective configuration: every profile's plugins per extension point,
     weights and args, and the default plugins left out because their package is missing."""
     registry = PluginRegistry.discover()
-    catalog = PluginCatalog(registry.plugins, registry.broken, registry.providers())
-    resolved = resolve(load_config(config), catalog, config)
+    resolved = resolve(load_config(config), registry, config)
     data = effective_config_dict(resolved)
     if output == "json":
         click.echo(json.dumps(data, indent=2))

@@ -2,9 +2,10 @@
 MultiPoint expansion and validation.
 
 `load_config` reads and validates a file (no plugins needed); `resolve` then checks it
-against the installed plugins (a `PluginCatalog`) and gives each profile's plugins per
-extension point, Score weights and validated args. Errors are `kubesched.ConfigError`s that
-name the file, the field path and what was expected.
+against the installed plugins (a `PluginCatalog`: the `kubesched.runtime.PluginRegistry`)
+and gives each profile's plugins per extension point, Score weights and validated args.
+Errors are `kubesched.ConfigError`s that name the file, the field path and what was
+expected.
 
 Imports only `kubesched.framework` (and `kubesched._errors`).
 """

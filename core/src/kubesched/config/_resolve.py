@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
 from kubesched._errors import printable
 from kubesched._install import install_hint
-from kubesched.config._defaults import DEFAULT_PROVIDERS, default_plugins
+from kubesched.config._defaults import default_plugins
 from kubesched.config._field_errors import FieldErrors, format_value, invalid, pydantic_errors
 from kubesched.config._merge import (
     EXPANSION_ORDER,
@@ -34,21 +34,22 @@ from kubesched.framework import Plugin, extension_points_of
 __all__ = ["PluginCatalog", "ResolvedConfig", "ResolvedProfile", "check_profiles", "resolve"]
 
 
-@dataclass(frozen=True)
-class PluginCatalog:
-    """The installed plugins, as the runtime discovered them from entry points.
+class PluginCatalog(Protocol):
+    """The installed plugins, as resolving needs to know them: pass the
+    `kubesched.runtime.PluginRegistry` itself (``PluginRegistry.of(*classes)`` in tests).
 
     ``plugins``: name → plugin class. ``broken``: name → why it failed to load (an error only
-    when a profile enables it). ``providers``: name → the distribution that provides it, to
-    tell the user what to install (the default plugins' providers are known anyway).
+    when a profile enables it). ``provider(name)``: the distribution that provides a plugin,
+    installed or not, to tell the user what to install (None when unknown).
     """
 
-    plugins: Mapping[str, type[Plugin]]
-    broken: Mapping[str, str] = field(default_factory=dict)
-    providers: Mapping[str, str] = field(default_factory=dict)
+    @property
+    def plugins(self) -> Mapping[str, type[Plugin]]: ...
 
-    def provider(self, name: str) -> str | None:
-        return self.providers.get(name) or DEFAULT_PROVIDERS.get(name)
+    @property
+    def broken(self) -> Mapping[str, str]: ...
+
+    def provider(self, name: str) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -283,7 +284,8 @@ def check_profiles(resolved: ResolvedConfig) -> None:
 def resolve(
     config: KubeSchedulerConfiguration, catalog: PluginCatalog, source: str | None = None
 ) -> ResolvedConfig:
-    """Resolve every profile of ``config`` against ``catalog``: merge with the default
+    """Resolve every profile of ``config`` against ``catalog`` (the plugin registry): merge
+    with the default
     plugins, expand ``multiPoint``, check plugins and weights, validate plugin args.
 
     ``source`` (default: the file ``config`` was loaded from) names the file in errors.

@@ -38,7 +38,6 @@ from kubesched.clock import Clock, WallClock
 from kubesched.cluster.kube import KubeCluster, KubeLeaseLock, RateLimiter, Transport
 from kubesched.cluster.memory import default_kinds
 from kubesched.config import (
-    PluginCatalog,
     ResolvedConfig,
     load_config,
     parse_duration,
@@ -323,9 +322,8 @@ async def build_runner(options: RunOptions) -> Runner:
     """Load the configuration and plugins, connect, and assemble the Runner."""
     hooks = make_plugin_manager()
     registry = PluginRegistry.discover()
-    catalog = PluginCatalog(registry.plugins, registry.broken, registry.providers())
     loaded = load_config(options.config)
-    resolved = resolve(loaded, catalog, options.config)
+    resolved = resolve(loaded, registry, options.config)
     cfg = resolved.config
     connection = cfg.client_connection
 

@@ -118,9 +118,20 @@ def _with(entry: DiscoveredPlugin, **changes: object) -> DiscoveredPlugin:
 
 @dataclass
 class PluginRegistry:
-    """Every plugin found, by name, plus extra classes registered in-process (tests)."""
+    """Every plugin found, by name, plus extra classes registered in-process (tests).
+
+    It is the `kubesched.config.PluginCatalog` that `kubesched.config.resolve` takes.
+    """
 
     entries: dict[str, DiscoveredPlugin] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, *plugins: type[Plugin]) -> PluginRegistry:
+        """A registry of just these plugin classes, no entry points (tests, embedding)."""
+        reg = cls()
+        for plugin in plugins:
+            reg.register(plugin)
+        return reg
 
     @classmethod
     def discover(cls, extra: Iterable[type[Plugin]] = ()) -> PluginRegistry:
@@ -167,9 +178,10 @@ class PluginRegistry:
     def broken(self) -> dict[str, str]:
         return {n: e.error for n, e in self.entries.items() if e.error is not None}
 
-    def providers(self) -> dict[str, str]:
-        known = dict(KNOWN_PROVIDERS)
-        for n, e in self.entries.items():
-            if e.distribution:
-                known[n] = e.distribution
-        return known
+    def provider(self, name: str) -> str | None:
+        """The distribution that provides plugin ``name``: the one it was found in, else the
+        one this project publishes it in (to say what to install); None when unknown."""
+        entry = self.entries.get(name)
+        if entry is not None and entry.distribution:
+            return entry.distribution
+        return KNOWN_PROVIDERS.get(name)

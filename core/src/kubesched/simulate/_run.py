@@ -34,7 +34,7 @@ from kubesched.api import (
 )
 from kubesched.clock import VirtualClock, VirtualTimeLoop
 from kubesched.cluster.memory import MemoryCluster, default_kinds
-from kubesched.config import PluginCatalog, ResolvedConfig, load_config, resolve
+from kubesched.config import ResolvedConfig, load_config, resolve
 from kubesched.hookspecs import ReportSection, hookimpl
 from kubesched.runtime import PluginRegistry, make_plugin_manager
 from kubesched.scheduler import AttemptError, Scheduler, new_scheduler
@@ -342,9 +342,8 @@ def simulate(
     and `warn` say what an unknown field in a manifest is (see `load_manifests`)."""
     pm = make_plugin_manager()
     registry = PluginRegistry.discover()
-    catalog = PluginCatalog(registry.plugins, registry.broken, registry.providers())
     source = os.fspath(config) if config is not None else None
-    resolved = resolve(load_config(config), catalog, source)
+    resolved = resolve(load_config(config), registry, source)
     loaded = load_manifests(paths, default_kinds(pm), validate=validate, warn=warn)
     _check_explained(explain, loaded.objects)
     sim = Simulation(

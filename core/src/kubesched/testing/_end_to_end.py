@@ -17,7 +17,6 @@ from kubesched.config import (
     API_VERSION,
     DEFAULT_SCHEDULER_NAME,
     KIND,
-    PluginCatalog,
     parse_config,
     resolve,
 )
@@ -110,9 +109,8 @@ def run_end_to_end(
     """Simulate `cluster` with the default profile plus the plugin; report lost pods and
     over-committed nodes."""
     registry = registry or registry_with(plugin_cls)
-    catalog = PluginCatalog(registry.plugins, registry.broken, registry.providers())
     config = parse_config(end_to_end_config(plugin_cls, args), source="<conformance>")
-    resolved = resolve(config, catalog)
+    resolved = resolve(config, registry)
     objects: list[K8sModel] = [
         *(o for o in cluster.extra if isinstance(o, K8sModel)),
         *cluster.nodes,
