@@ -29,3 +29,17 @@ def test_plugin_distribution_accepts_the_installed_core(distribution: str) -> No
     requires = [Requirement(r) for r in importlib.metadata.requires(distribution) or []]
     (core,) = [r for r in requires if r.name == "kubesched"]
     assert Version(importlib.metadata.version("kubesched")) in core.specifier
+
+
+def test_the_providers_table_agrees_with_the_installed_entry_points() -> None:
+    """kubesched.config.KNOWN_PROVIDERS (what a user is told to install) names the
+    distribution each of our plugins really comes from, and every plugin we publish."""
+    from kubesched.config import KNOWN_PROVIDERS
+    from kubesched.runtime import PluginRegistry
+
+    ours = {
+        name: entry.distribution
+        for name, entry in PluginRegistry.discover().entries.items()
+        if entry.distribution in PLUGIN_DISTRIBUTIONS
+    }
+    assert ours == dict(KNOWN_PROVIDERS)

@@ -177,3 +177,13 @@ def test_a_broken_plugin_is_fatal_only_when_a_profile_uses_it(discovered: Any) -
     with pytest.raises(ConfigError) as err:
         resolve(config("Sort", "Bind", "Broken"), reg)
     assert "Broken" in str(err.value) and "boom" in str(err.value)
+
+
+def test_provider_is_the_distribution_found_else_the_one_kubesched_publishes_it_in(
+    discovered: Any,
+) -> None:
+    reg = discovered(FakeEntryPoint("GoodFilter", "m:GoodFilter", FakeDist("pkg"), GoodFilter))
+    assert reg.provider("GoodFilter") == "pkg"
+    assert reg.provider("Coscheduling") == "kubesched-coscheduling"  # not installed
+    assert reg.provider("VolumeBinding") == "kubesched-volumebinding"
+    assert reg.provider("Nope") is None

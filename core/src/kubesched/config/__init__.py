@@ -12,8 +12,9 @@ Imports only `kubesched.framework` (and `kubesched._errors`).
 
 from kubesched.config._defaults import (
     BUILTIN_DISTRIBUTION,
+    COSCHEDULING_DISTRIBUTION,
     DEFAULT_PLUGINS,
-    DEFAULT_PROVIDERS,
+    KNOWN_PROVIDERS,
     VOLUMEBINDING_DISTRIBUTION,
     DefaultPlugin,
     default_plugins,
@@ -47,10 +48,11 @@ from kubesched.config._resolve import (
 __all__ = [
     "API_VERSION",
     "BUILTIN_DISTRIBUTION",
+    "COSCHEDULING_DISTRIBUTION",
     "DEFAULT_PLUGINS",
-    "DEFAULT_PROVIDERS",
     "DEFAULT_SCHEDULER_NAME",
     "KIND",
+    "KNOWN_PROVIDERS",
     "VOLUMEBINDING_DISTRIBUTION",
     "ClientConnection",
     "DefaultPlugin",

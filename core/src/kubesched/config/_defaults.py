@@ -1,4 +1,4 @@
-"""The v1 default plugin set, and which distribution provides each default plugin.
+"""The v1 default plugin set, and which distribution provides each plugin kubesched publishes.
 
 Upstream: pkg/scheduler/apis/config/v1/default_plugins.go (getDefaultPlugins), v1.34.
 In v1 every default plugin is enabled through ``multiPoint`` only, in this order; the
@@ -19,8 +19,9 @@ from kubesched.config._models import PluginEntry, Plugins, PluginSet
 
 __all__ = [
     "BUILTIN_DISTRIBUTION",
+    "COSCHEDULING_DISTRIBUTION",
     "DEFAULT_PLUGINS",
-    "DEFAULT_PROVIDERS",
+    "KNOWN_PROVIDERS",
     "VOLUMEBINDING_DISTRIBUTION",
     "DefaultPlugin",
     "default_plugins",
@@ -28,6 +29,7 @@ __all__ = [
 
 BUILTIN_DISTRIBUTION: Final = "kubesched-builtin"
 VOLUMEBINDING_DISTRIBUTION: Final = "kubesched-volumebinding"
+COSCHEDULING_DISTRIBUTION: Final = "kubesched-coscheduling"
 
 
 @dataclass(frozen=True)
@@ -71,8 +73,13 @@ DEFAULT_PLUGINS: Final[tuple[DefaultPlugin, ...]] = (
 )
 """The v1 default plugins in upstream's ``multiPoint`` order (weights sum to 12)."""
 
-DEFAULT_PROVIDERS: Final[Mapping[str, str]] = {p.name: p.distribution for p in DEFAULT_PLUGINS}
-"""Default plugin name → the distribution to install for it."""
+KNOWN_PROVIDERS: Final[Mapping[str, str]] = {
+    **{p.name: p.distribution for p in DEFAULT_PLUGINS},
+    "Coscheduling": COSCHEDULING_DISTRIBUTION,
+}
+"""Every plugin kubesched publishes → the distribution that provides it: what to tell a
+user to install when a profile names a plugin that is not there (through
+`kubesched.runtime.PluginRegistry.provider`). The one such table."""
 
 
 def default_plugins() -> Plugins:

@@ -6,7 +6,6 @@ from kubesched.runtime._hooks import make_plugin_manager
 from kubesched.runtime._profiles import build_profiles
 from kubesched.runtime._registry import (
     ENTRY_POINT_GROUP,
-    KNOWN_PROVIDERS,
     DiscoveredPlugin,
     PluginRegistry,
 )
@@ -19,7 +18,6 @@ from kubesched.runtime._waiting_pods import (
 __all__ = [
     "CYCLE_RECORDER",
     "ENTRY_POINT_GROUP",
-    "KNOWN_PROVIDERS",
     "MAX_PERMIT_TIMEOUT",
     "CycleRecorder",
     "DiscoveredPlugin",

@@ -7,11 +7,12 @@ a profile names it (the config resolver reports it then).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from importlib_metadata import EntryPoint, entry_points
 
+from kubesched.config import KNOWN_PROVIDERS
 from kubesched.framework import (
     EXTENSION_POINTS,
     EnqueueExtensions,
@@ -19,38 +20,9 @@ from kubesched.framework import (
     extension_points_of,
 )
 
-__all__ = ["ENTRY_POINT_GROUP", "KNOWN_PROVIDERS", "DiscoveredPlugin", "PluginRegistry"]
+__all__ = ["ENTRY_POINT_GROUP", "DiscoveredPlugin", "PluginRegistry"]
 
 ENTRY_POINT_GROUP = "kubesched.plugins"
-
-KNOWN_PROVIDERS: Mapping[str, str] = {
-    **dict.fromkeys(
-        [
-            "SchedulingGates",
-            "PrioritySort",
-            "NodeUnschedulable",
-            "NodeName",
-            "TaintToleration",
-            "NodeAffinity",
-            "NodePorts",
-            "NodeResourcesFit",
-            "PodTopologySpread",
-            "InterPodAffinity",
-            "DefaultPreemption",
-            "NodeResourcesBalancedAllocation",
-            "ImageLocality",
-            "DefaultBinder",
-        ],
-        "kubesched-builtin",
-    ),
-    **dict.fromkeys(
-        ["VolumeBinding", "VolumeRestrictions", "VolumeZone", "NodeVolumeLimits"],
-        "kubesched-volumebinding",
-    ),
-    "Coscheduling": "kubesched-coscheduling",
-}
-"""Plugins this project publishes, and the distribution that provides each: used to tell
-a user which package to install when a profile names a plugin that is not there."""
 
 
 @dataclass(frozen=True)
