@@ -30,7 +30,13 @@ from kubesched.clock import Clock
 from kubesched.cluster import ObjectRef
 from kubesched.cluster.kube import LeaderElectionRecord
 
-__all__ = ["JITTER_FACTOR", "LeaderElector", "LeaseLock", "LegacyRecorder"]
+__all__ = [
+    "JITTER_FACTOR",
+    "LeaderElector",
+    "LeaderMetricsAdapter",
+    "LeaseLock",
+    "LegacyRecorder",
+]
 
 _log = logging.getLogger("kubesched.run")
 
@@ -66,6 +72,14 @@ class LegacyRecorder(Protocol):
     """A core/v1 event recorder (client-go tools/record EventRecorder.Eventf)."""
 
     def event(self, obj: Any, event_type: str, reason: str, message: str) -> None: ...
+
+
+class LeaderMetricsAdapter(Protocol):
+    """What leader election tells its metrics (client-go leaderelection metrics.go)."""
+
+    def leader_on(self) -> None: ...
+
+    def leader_off(self) -> None: ...
 
 
 class LeaderElector:
@@ -105,6 +119,9 @@ class LeaderElector:
         self.event_recorder: LegacyRecorder | None = None
         """Where "became leader" and "stopped leading" are recorded (kube-scheduler: the
         first profile's schedulerName as the source component)."""
+        self.metrics: LeaderMetricsAdapter | None = None
+        """Told when this replica becomes leader and when renewing ends by itself (client-go
+        leaderelection's leaderMetricsAdapter: leaderOn, leaderOff)."""
 
     # -- state --------------------------------------------------------------------------
     @property
@@ -216,6 +233,8 @@ class LeaderElector:
             if acquired:
                 self._record_event("became leader")
                 _log.info("Successfully acquired lease %s", self.lock.describe())
+                if self.metrics is not None:
+                    self.metrics.leader_on()
                 return
             jitter = self._rng.random() * JITTER_FACTOR * self.retry_period
             await asyncio.sleep(self.retry_period + jitter)
@@ -233,11 +252,25 @@ class LeaderElector:
     async def renew(self) -> None:
         """Keep the Lease; return when it could not be renewed within renewDeadline. Either
         way, and when cancelled, "stopped leading" is recorded (renew's deferred
-        RecordEvent)."""
+        RecordEvent); returning or failing, not a cancel, is the metrics' leader_off."""
+        try:
+            await self._renew_recorded()
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            self._leader_off()
+            raise
+        self._leader_off()
+
+    async def _renew_recorded(self) -> None:
         try:
             await self._renew()
         finally:
             self._record_event("stopped leading")
+
+    def _leader_off(self) -> None:
+        if self.metrics is not None:
+            self.metrics.leader_off()
 
     async def _renew(self) -> None:
         loop = asyncio.get_running_loop()

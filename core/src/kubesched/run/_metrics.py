@@ -13,7 +13,8 @@ upstream records it:
 - framework.go: `scheduler_framework_extension_point_duration_seconds{extension_point,
   status,profile}` for every extension point run once per cycle (Filter runs once per node
   and is not timed at this level, as upstream), `scheduler_permit_wait_duration_seconds
-  {result}`, and the per-plugin metrics of `_metrics_plugins`;
+  {result}` (the profiles are `_metrics_framework`'s InstrumentedFramework, built by
+  `framework`), and the per-plugin metrics of `_metrics_plugins`;
 - scheduling_queue.go: `scheduler_queue_incoming_pods_total{queue,event}` and
   `scheduler_queueing_hint_execution_duration_seconds{plugin,event,hint}`,
   `scheduler_inflight_events{event}` (the queue's `QueueMetricsRecorder` is this object),
@@ -29,7 +30,6 @@ Each SchedulerMetrics has its own CollectorRegistry, never prometheus_client's g
 from __future__ import annotations
 
 import functools
-import inspect
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -40,7 +40,8 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from kubesched.api import Pod
 from kubesched.clock import Clock
 from kubesched.cluster import WatchEvent
-from kubesched.framework import CycleState, EventResource, QueuedPodInfo, Status
+from kubesched.config import ResolvedProfile
+from kubesched.framework import EventResource, Plugin, QueuedPodInfo
 from kubesched.hookspecs import hookimpl
 from kubesched.queue import SchedulingQueue
 from kubesched.run._leader import LeaderElector
@@ -54,7 +55,8 @@ from kubesched.run._metrics_collectors import (
     beta,
     stable,
 )
-from kubesched.run._metrics_plugins import PluginMetrics, status_label
+from kubesched.run._metrics_framework import InstrumentedFramework
+from kubesched.run._metrics_plugins import PluginMetrics
 from kubesched.runtime import Framework
 from kubesched.scheduler import Scheduler, SchedulerObserver
 
@@ -206,13 +208,12 @@ class SchedulerMetrics:
 
     # -- wiring -------------------------------------------------------------------------
     def watch_scheduler(self, sched: Scheduler) -> None:
-        """Everything of `sched`: its queue, cache and profiles, and the labels of its
-        informer handlers (`observer` must be among the observers it was built with)."""
+        """The gauges of `sched`'s queue and cache, and the labels of its informer
+        handlers; `sched` was built with `observer` among its observers and its profiles
+        by `framework`."""
         self._clock = sched.clock
         self.watch_queue(sched.queue)
         self.registry.register(CacheSize(sched.cache))
-        for fwk in sched.profiles.values():
-            self.instrument(fwk)
         self.observer.label_events(sched.profiles)
 
     def watch_queue(self, queue: SchedulingQueue) -> None:
@@ -228,25 +229,19 @@ class SchedulerMetrics:
         """`leader_election_master_status{name="kube-scheduler"}` of `elector`."""
         self.leader.watch(elector)
 
-    def instrument(self, fwk: Framework) -> None:
-        """Time the framework's once-per-cycle runners and wrap its plugins (instance
-        attributes wrap them)."""
-        profile = fwk.profile_name
-        histogram = self.extension_point_duration
-        for method, point in EXTENSION_POINT_METHODS.items():
-            original = getattr(fwk, method)
-            setattr(fwk, method, _timed(original, histogram, point, profile))
-        timed_pre_filter = fwk.run_pre_filter_plugins
-        plugins = self.plugins
-
-        @functools.wraps(timed_pre_filter)
-        def run_pre_filter_plugins(state: CycleState, *args: Any) -> Any:
-            plugins.sample(state)  # PreFilter starts every node search
-            return timed_pre_filter(state, *args)
-
-        setattr(fwk, "run_pre_filter_plugins", run_pre_filter_plugins)  # noqa: B010
-        self._time_permit_wait(fwk)
-        plugins.instrument(fwk)
+    def framework(
+        self, profile: ResolvedProfile, plugin_classes: Mapping[str, type[Plugin]], **handle: Any
+    ) -> Framework:
+        """Build a profile timed and counted by these metrics (give it to
+        `new_scheduler(framework=...)`): an InstrumentedFramework."""
+        return InstrumentedFramework(
+            profile,
+            plugin_classes,
+            extension_point_duration=self.extension_point_duration,
+            permit_wait_duration=self.permit_wait_duration,
+            plugin_metrics=self.plugins,
+            **handle,
+        )
 
     def attempt_started(self, qpi: QueuedPodInfo) -> None:
         """A scheduling cycle for `qpi` begins (the loop popped it)."""
@@ -266,21 +261,6 @@ class SchedulerMetrics:
             elapsed = time.perf_counter() - attempt.started
             self.attempt_duration.labels(result, profile).observe(elapsed)
         return attempt
-
-    def _time_permit_wait(self, fwk: Framework) -> None:
-        wait_on_permit = fwk.wait_on_permit
-        histogram = self.permit_wait_duration
-
-        @functools.wraps(wait_on_permit)
-        async def timed(pod: Any) -> Status:
-            if fwk.get_waiting_pod(pod.metadata.uid) is None:
-                return await wait_on_permit(pod)
-            started = time.perf_counter()
-            status = await wait_on_permit(pod)
-            histogram.labels(str(status.code)).observe(time.perf_counter() - started)
-            return status
-
-        setattr(fwk, "wait_on_permit", timed)  # noqa: B010
 
     # -- the queue's QueueMetricsRecorder -----------------------------------------------
     def pod_incoming(self, queue: str, event: str, pinfo: QueuedPodInfo) -> None:
@@ -378,36 +358,3 @@ def _pod_event_label(ev: WatchEvent, responsible: Callable[[Any], bool]) -> str 
     if not responsible(pod):
         return None
     return "UnscheduledPodAdd" if ev.type == "ADDED" else "UnscheduledPodUpdate"
-
-
-def _timed(
-    original: Callable[..., Any], histogram: Histogram, point: str, profile: str
-) -> Callable[..., Any]:
-    children: dict[str, Any] = {}  # one histogram child per status, looked up once
-
-    def observe(result: Any, elapsed: float) -> None:
-        status = status_label(result)
-        child = children.get(status)
-        if child is None:
-            child = children[status] = histogram.labels(point, status, profile)
-        child.observe(elapsed)
-
-    if inspect.iscoroutinefunction(original):
-
-        @functools.wraps(original)
-        async def timed_async(*args: Any, **kwargs: Any) -> Any:
-            started = time.perf_counter()
-            result = await original(*args, **kwargs)
-            observe(result, time.perf_counter() - started)
-            return result
-
-        return timed_async
-
-    @functools.wraps(original)
-    def timed(*args: Any, **kwargs: Any) -> Any:
-        started = time.perf_counter()
-        result = original(*args, **kwargs)
-        observe(result, time.perf_counter() - started)
-        return result
-
-    return timed

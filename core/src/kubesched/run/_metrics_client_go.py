@@ -14,10 +14,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import resource
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from typing import Any, Final
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
@@ -85,36 +84,21 @@ class LeaderMetrics:
     def watch(self, elector: LeaderElector, name: str = LEADER_ELECTION_NAME) -> None:
         """0 now (NewLeaderElector), 1 when `acquire` succeeds, 0 when `renew` ends by
         itself (the Lease is lost); cancelling `renew` (shutdown) leaves it, as upstream."""
-        child = self.status.labels(name)
+        elector.metrics = _LeaderGauge(self.status.labels(name))
+
+
+class _LeaderGauge:
+    """client-go's leaderMetricsAdapter over one `leader_election_master_status` child."""
+
+    def __init__(self, child: Any) -> None:
+        self._child = child
         child.set(0)
-        setattr(elector, "acquire", _after(elector.acquire, lambda: child.set(1)))  # noqa: B010
-        lost = functools.partial(child.set, 0)
-        setattr(elector, "renew", _after(elector.renew, lost, on_error=lost))  # noqa: B010
 
+    def leader_on(self) -> None:
+        self._child.set(1)
 
-def _after(
-    call: Callable[[], Awaitable[Any]],
-    on_return: Callable[[], None],
-    *,
-    on_error: Callable[[], None] | None = None,
-) -> Callable[[], Awaitable[Any]]:
-    """`call`, then `on_return` when it returns, `on_error` when it raises (cancellation
-    excepted)."""
-
-    @functools.wraps(call)
-    async def wrapped() -> Any:
-        try:
-            result = await call()
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            if on_error is not None:
-                on_error()
-            raise
-        on_return()
-        return result
-
-    return wrapped
+    def leader_off(self) -> None:
+        self._child.set(0)
 
 
 class _VirtualMemoryMax:

@@ -48,9 +48,14 @@ from kubesched.framework import (
     ScorePlugin,
     Status,
 )
-from kubesched.runtime import Framework
 
-__all__ = ["DEFAULT_PREEMPTION", "PLUGIN_METRICS_SAMPLE_PERCENT", "PluginMetrics", "status_label"]
+__all__ = [
+    "DEFAULT_PREEMPTION",
+    "PLUGIN_METRICS_SAMPLE_PERCENT",
+    "InstrumentedPlugin",
+    "PluginMetrics",
+    "status_label",
+]
 
 PLUGIN_METRICS_SAMPLE_PERCENT: Final = 10
 """upstream schedule_one.go pluginMetricsSamplePercent."""
@@ -64,6 +69,23 @@ _SUCCESS: Final = "Success"
 _ERROR: Final = "Error"
 
 Counts = dict[tuple[str, str, str], int]
+
+_POINT_METHODS: Final[list[tuple[type[Plugin], str, str, bool]]] = [
+    (PreFilterPlugin, "pre_filter", "PreFilter", True),
+    (FilterPlugin, "filter", "Filter", True),
+    (PreScorePlugin, "pre_score", "PreScore", True),
+    (ScorePlugin, "score", "Score", True),
+    (PostFilterPlugin, "post_filter", "PostFilter", False),
+    (ScorePlugin, "normalize_score", "ScoreExtensionNormalize", False),
+    (ReservePlugin, "reserve", "Reserve", False),
+    (ReservePlugin, "unreserve", "Unreserve", False),
+    (PermitPlugin, "permit", "Permit", False),
+    (PreBindPlugin, "pre_bind", "PreBind", False),
+    (BindPlugin, "bind", "Bind", False),
+    (PostBindPlugin, "post_bind", "PostBind", False),
+]
+"""(kind, method, extension_point label, counted in plugin_evaluation_total) of the
+plugin methods wrapped; upstream counts PreFilter, Filter, PreScore and Score calls."""
 
 
 def status_label(result: Any) -> str:
@@ -79,7 +101,7 @@ def status_label(result: Any) -> str:
 
 
 class PluginMetrics:
-    """Wraps the plugins of the frameworks given to `instrument`."""
+    """Wraps the plugins of instrumented profiles (`wrap`, `batch_filter`, `batch_score`)."""
 
     def __init__(
         self,
@@ -104,47 +126,33 @@ class PluginMetrics:
     def _observe(self, plugin: str, point: str, status: str, seconds: float) -> None:
         self.duration.labels(plugin, point, status).observe(seconds)
 
-    # -- wiring -------------------------------------------------------------------------
-    def instrument(self, fwk: Framework) -> None:
-        profile = fwk.profile_name
-        for name, plugin in fwk.plugins.items():
-            self._wrap_plugin(name, plugin, profile)
-        # the batch forms were taken from the plugins when the framework was built
-        batch_filters = fwk._batch_filters
-        for name, filter_nodes in list(batch_filters.items()):
-            batch_filters[name] = self._batch(
-                filter_nodes, name, "Filter", profile, _filter_statuses
-            )
-        batch_scorers = fwk._batch_scorers
-        for name, score_nodes in list(batch_scorers.items()):
-            batch_scorers[name] = self._batch(score_nodes, name, "Score", profile, _score_statuses)
-
-    def _wrap_plugin(self, name: str, plugin: Plugin, profile: str) -> None:
-        counted: list[tuple[type[Plugin], str, str, bool]] = [
-            (PreFilterPlugin, "pre_filter", "PreFilter", True),
-            (FilterPlugin, "filter", "Filter", True),
-            (PreScorePlugin, "pre_score", "PreScore", True),
-            (ScorePlugin, "score", "Score", True),
-            (PostFilterPlugin, "post_filter", "PostFilter", False),
-            (ScorePlugin, "normalize_score", "ScoreExtensionNormalize", False),
-            (ReservePlugin, "reserve", "Reserve", False),
-            (ReservePlugin, "unreserve", "Unreserve", False),
-            (PermitPlugin, "permit", "Permit", False),
-            (PreBindPlugin, "pre_bind", "PreBind", False),
-            (BindPlugin, "bind", "Bind", False),
-            (PostBindPlugin, "post_bind", "PostBind", False),
-        ]
-        for base, method, point, count in counted:
+    # -- wrapping (when an instrumented profile is built) ------------------------------
+    def wrap(self, plugin: Plugin, profile: str) -> InstrumentedPlugin:
+        """`plugin` as the profile's runners call it: its extension-point methods counted
+        and, in sampled cycles, timed (upstream instrumented_plugins.go and framework.go
+        run<Point>Plugin)."""
+        name = plugin.name
+        methods: dict[str, Callable[..., Any]] = {}
+        for base, method, point, count in _POINT_METHODS:
             if isinstance(plugin, base):
                 key = (name, point, profile) if count else None
-                setattr(plugin, method, self._timed(getattr(plugin, method), name, point, key))
+                methods[method] = self._timed(getattr(plugin, method), name, point, key)
         if isinstance(plugin, PreFilterPlugin):
-            extensions = self._extensions(plugin.pre_filter_extensions, name)
-            setattr(plugin, "pre_filter_extensions", extensions)  # noqa: B010
+            methods["pre_filter_extensions"] = self._extensions(plugin.pre_filter_extensions, name)
         if isinstance(plugin, PreEnqueuePlugin):
-            setattr(plugin, "pre_enqueue", self._pre_enqueue(plugin.pre_enqueue, name))  # noqa: B010
+            methods["pre_enqueue"] = self._pre_enqueue(plugin.pre_enqueue, name)
         if isinstance(plugin, PostFilterPlugin) and name == DEFAULT_PREEMPTION:
-            self._watch_preemption(plugin)
+            methods["post_filter"] = self._count_preemption(methods["post_filter"])
+            self._watch_victims(plugin)
+        return InstrumentedPlugin(plugin, methods)
+
+    def batch_filter(self, call: Callable[..., Any], plugin: str, profile: str) -> Any:
+        """A BatchFilterPlugin's `filter_nodes`, counted per node and timed when sampled."""
+        return self._batch(call, plugin, "Filter", profile, _filter_statuses)
+
+    def batch_score(self, call: Callable[..., Any], plugin: str, profile: str) -> Any:
+        """A BatchScorePlugin's `score_nodes`, counted per node and timed when sampled."""
+        return self._batch(call, plugin, "Score", profile, _score_statuses)
 
     def _timed(
         self,
@@ -246,8 +254,7 @@ class PluginMetrics:
         return pre_enqueue
 
     # -- preemption ---------------------------------------------------------------------
-    def _watch_preemption(self, plugin: PostFilterPlugin) -> None:
-        post_filter = plugin.post_filter
+    def _count_preemption(self, post_filter: Callable[..., Any]) -> Callable[..., Any]:
         attempts = self.preemption_attempts
 
         @functools.wraps(post_filter)
@@ -257,22 +264,40 @@ class PluginMetrics:
             finally:  # upstream: defer metrics.PreemptionAttempts.Inc()
                 attempts.inc()
 
-        setattr(plugin, "post_filter", counted)  # noqa: B010
+        return counted
+
+    def _watch_victims(self, plugin: PostFilterPlugin) -> None:
+        """The victims of each candidate DefaultPreemption's evaluator starts evicting
+        (upstream prepareCandidateAsync), through its `candidate_watchers`."""
         evaluator = getattr(plugin, "evaluator", None)
-        prepare = getattr(evaluator, "prepare_candidate", None)
-        if prepare is None:
+        watchers = getattr(evaluator, "candidate_watchers", None)
+        if watchers is None:
             return
         victims = self.preemption_victims
 
-        @functools.wraps(prepare)
-        def prepare_candidate(candidate: Any, pod: Any) -> Any:
-            pods = candidate.victims.pods
-            # prepareCandidateAsync: observed when some victim is still to be deleted
-            if any(v.metadata.deletion_timestamp is None for v in pods):
-                victims.observe(len(pods))
-            return prepare(candidate, pod)
+        def prepared(candidate: Any) -> None:
+            # called only when some victim is still to be deleted; all of them count
+            victims.observe(len(candidate.victims.pods))
 
-        setattr(evaluator, "prepare_candidate", prepare_candidate)  # noqa: B010
+        watchers.append(prepared)
+
+
+class InstrumentedPlugin:
+    """A plugin as an instrumented profile's runners see it (upstream
+    instrumented_plugins.go): the extension-point methods given are the wrapped ones, all
+    else is the plugin's own, and `isinstance` sees the plugin's class."""
+
+    def __init__(self, plugin: Plugin, methods: dict[str, Callable[..., Any]]) -> None:
+        self._plugin = plugin
+        self.name = plugin.name
+        self.__dict__.update(methods)
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type[Any]:
+        return type(self._plugin)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._plugin, name)
 
 
 class _TimedExtensions:

@@ -125,6 +125,7 @@ class Runner:
             seed=seed,
             hooks=self.hooks,
             observers=[self.metrics.observer],
+            framework=self.metrics.framework,
         )
         self.metrics.watch_scheduler(self.scheduler)
         if elector is not None:

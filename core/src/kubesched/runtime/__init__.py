@@ -3,7 +3,7 @@
 from kubesched.runtime._cycle_recording import CYCLE_RECORDER, CycleRecorder, ScoredNode
 from kubesched.runtime._framework import Framework, NodePluginScores, PodNominator
 from kubesched.runtime._hooks import make_plugin_manager
-from kubesched.runtime._profiles import build_profiles
+from kubesched.runtime._profiles import FrameworkFactory, build_profiles
 from kubesched.runtime._registry import (
     ENTRY_POINT_GROUP,
     DiscoveredPlugin,
@@ -22,6 +22,7 @@ __all__ = [
     "CycleRecorder",
     "DiscoveredPlugin",
     "Framework",
+    "FrameworkFactory",
     "NodePluginScores",
     "PluginRegistry",
     "PodNominator",

@@ -14,7 +14,11 @@ from kubesched.config import ResolvedConfig, check_profiles
 from kubesched.framework import EventRecorder, Plugin, Snapshot
 from kubesched.runtime._framework import Framework
 
-__all__ = ["build_profiles"]
+__all__ = ["FrameworkFactory", "build_profiles"]
+
+FrameworkFactory = Callable[..., Framework]
+"""Builds one profile: called as `Framework(profile, registry, cluster=..., clock=...,
+snapshot=..., event_recorder=...)` is."""
 
 
 def build_profiles(
@@ -25,11 +29,14 @@ def build_profiles(
     clock: Clock,
     snapshot: Snapshot,
     recorder_factory: Callable[[str], EventRecorder],
+    framework: FrameworkFactory = Framework,
 ) -> dict[str, Framework]:
     """One Framework per profile of ``resolved``, keyed by scheduler name, in config order.
 
     ``registry``: plugin name → class (upstream's Registry). ``recorder_factory`` gives each
     profile the EventRecorder for its scheduler name (upstream's RecorderFactory).
+    ``framework`` builds each profile (an instrumented Framework, say: upstream's
+    WithMetricsRecorder option); the Framework itself by default.
 
     Runs upstream NewMap's checks first (`kubesched.config.check_profiles`: distinct scheduler
     names, one QueueSort for all), with the messages `resolve` gives; raises ConfigError.
@@ -37,7 +44,7 @@ def build_profiles(
     check_profiles(resolved)
     profiles: dict[str, Framework] = {}
     for prof in resolved.profiles:
-        profiles[prof.scheduler_name] = Framework(
+        profiles[prof.scheduler_name] = framework(
             prof,
             registry,
             cluster=cluster,

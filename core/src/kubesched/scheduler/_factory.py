@@ -19,7 +19,7 @@ from kubesched.cluster import Cluster
 from kubesched.config import ResolvedConfig
 from kubesched.framework import Plugin, Snapshot
 from kubesched.queue import QueueProfile, SchedulingQueue
-from kubesched.runtime import build_profiles
+from kubesched.runtime import Framework, FrameworkFactory, build_profiles
 from kubesched.scheduler._algorithm import SchedulingAlgorithm
 from kubesched.scheduler._event_handlers import EventHandlers
 from kubesched.scheduler._observers import ObserverList, SchedulerObserver
@@ -39,10 +39,12 @@ def new_scheduler(
     seed: int | None = None,
     hooks: pluggy.PluginManager | None = None,
     observers: Sequence[SchedulerObserver] = (),
+    framework: FrameworkFactory = Framework,
 ) -> Scheduler:
     """A Scheduler of every profile in `config` on `cluster`, its plugins taken from
     `plugins` (name → class). Its `report` (attempt records, stats, explanations) is the
-    first observer, `observers` (metrics, say) come after it."""
+    first observer, `observers` (metrics, say) come after it. `framework` builds each
+    profile (`kubesched run` gives an instrumented one)."""
     cache = SchedulerCache()
     snapshot = Snapshot()
     recorder = ClusterEventRecorder(cluster, clock)
@@ -55,6 +57,7 @@ def new_scheduler(
         clock=clock,
         snapshot=snapshot,
         recorder_factory=recorder.for_profile,
+        framework=framework,
     )
     first = next(iter(profiles.values()))
     queue = SchedulingQueue(

@@ -124,6 +124,9 @@ class Evaluator:
         """Evictions still running (kept referenced until they finish)."""
         self.preempt_pod: Callable[[Candidate, Pod, Pod], Any] = self._preempt_pod
         """Evicts one victim (a coroutine function); replaceable in tests, as upstream's."""
+        self.candidate_watchers: list[Callable[[Candidate], None]] = []
+        """Called with each candidate whose evictions start (`kubesched run`'s metrics
+        observe its victims there: upstream prepareCandidateAsync PreemptionVictims)."""
 
     # -- the PostFilter -----------------------------------------------------------------
     def preempt(
@@ -231,6 +234,8 @@ class Evaluator:
         victims = [v for v in candidate.victims.pods if v.metadata.deletion_timestamp is None]
         if not victims:
             return
+        for watch in self.candidate_watchers:
+            watch(candidate)
         task = asyncio.get_running_loop().create_task(self._prepare(candidate, pod, victims))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
