@@ -346,27 +346,31 @@ def _kubeconfig(path: Path, url: str, token: str) -> None:
 
 def _count_requests(transport: Transport, counts: collections.Counter[str]) -> None:
     """Count `transport`'s requests by verb and resource (the benchmark's own wrapper)."""
-    request, stream = transport.request, transport.stream
 
     def what(path: str) -> str:
         parts = [p for p in path.split("/") if p]
         if "namespaces" in parts[:4] and len(parts) > parts.index("namespaces") + 2:
-            i = parts.index("namespaces") + 2
-            rest = parts[i:]
+            rest = parts[parts.index("namespaces") + 2 :]
         else:
             rest = parts[2:] if parts[0] == "api" else parts[3:]
         sub = f"/{rest[2]}" if len(rest) > 2 else ""
         return f"{rest[0]}{sub}" if rest else path
 
-    async def counted(method: str, path: str, **kwargs: Any) -> Any:
-        counts[f"{method} {what(path)}"] += 1
-        return await request(method, path, **kwargs)
+    def counting(send: Callable[..., Any]) -> Callable[..., Any]:
+        async def counted(method: str, path: str, **kwargs: Any) -> Any:
+            counts[f"{method} {what(path)}"] += 1
+            return await send(method, path, **kwargs)
+
+        return counted
+
+    stream = transport.stream
 
     def streamed(path: str, **kwargs: Any) -> Any:
         counts[f"WATCH {what(path)}"] += 1
         return stream(path, **kwargs)
 
-    transport.request = counted  # type: ignore[method-assign]
+    transport.request = counting(transport.request)  # type: ignore[method-assign]
+    transport.request_raw = counting(transport.request_raw)  # type: ignore[method-assign]
     transport.stream = streamed  # type: ignore[method-assign]
 
 

@@ -29,8 +29,14 @@ from typing import Any
 
 from kubesched.api import KindInfo
 from kubesched.cluster._interface import EventHandler, WatchEvent, WatchEventType
-from kubesched.cluster.kube._resources import DecodeError, collection_path, decode, key_of_raw
-from kubesched.cluster.kube._transport import ApiError, Transport, error_from_status
+from kubesched.cluster.kube._resources import (
+    DecodeError,
+    collection_path,
+    decode,
+    decode_page,
+    key_of_raw,
+)
+from kubesched.cluster.kube._transport import ApiError, Transport, error_from_status, parse_json
 
 __all__ = ["POD_FIELD_SELECTOR", "Backoff", "Informer", "InformerSettings"]
 
@@ -199,14 +205,21 @@ class Informer:
             query = [("limit", str(self._settings.page_size)), *self._query()]
             if token:
                 query.append(("continue", token))
-            body = await self._transport.request("GET", path, query=query)
-            meta = body.get("metadata") or {}
-            for raw in body.get("items") or []:
-                obj = self._decode(raw)
-                if obj is not None:
-                    items[key_of_raw(self.info, raw)] = obj
-            resource_version = str(meta.get("resourceVersion") or resource_version)
-            token = str(meta.get("continue") or "")
+            status, data = await self._transport.request_raw("GET", path, query=query)
+            page = decode_page(self.info, data)
+            if page is not None:  # every item validated straight from the bytes
+                items.update(page.items)
+                resource_version = page.resource_version or resource_version
+                token = page.continue_token
+            else:
+                body = parse_json(data, status, "GET", path)
+                meta = body.get("metadata") or {}
+                for raw in body.get("items") or []:
+                    obj = self._decode(raw)
+                    if obj is not None:
+                        items[key_of_raw(self.info, raw)] = obj
+                resource_version = str(meta.get("resourceVersion") or resource_version)
+                token = str(meta.get("continue") or "")
             if not token:
                 break
         self.lists += 1

@@ -7,8 +7,10 @@ filled in from the KindInfo before validation.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
@@ -20,8 +22,10 @@ from kubesched.cluster.kube._transport import ApiError
 
 __all__ = [
     "DecodeError",
+    "Page",
     "collection_path",
     "decode",
+    "decode_page",
     "key_of_raw",
     "map_error",
     "object_path",
@@ -85,6 +89,70 @@ def decode(info: KindInfo, raw: dict[str, Any]) -> Any:
         loc = ".".join(str(p) for p in first.get("loc", ()))
         detail = f"{loc}: {first.get('msg', '')}" if loc else str(first.get("msg", ""))
         raise DecodeError(info.kind, key_of_raw(info, raw), detail) from exc
+
+
+class _ListMeta(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(extra="ignore")
+
+    resource_version: str = pydantic.Field("", alias="resourceVersion")
+    continue_token: str = pydantic.Field("", alias="continue")
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of a list, its objects by cache key."""
+
+    items: dict[str, Any]
+    resource_version: str
+    continue_token: str
+
+
+@functools.cache
+def _page_model(model: type[pydantic.BaseModel]) -> type[pydantic.BaseModel]:
+    return pydantic.create_model(
+        f"{model.__name__}ListPage",
+        __config__=pydantic.ConfigDict(extra="ignore"),
+        metadata=(_ListMeta, _ListMeta()),
+        items=(list[model] | None, None),  # type: ignore[valid-type,arg-type]
+    )
+
+
+def _defaults_are(info: KindInfo) -> bool:
+    fields = info.model.model_fields
+    api_version, kind = fields.get("api_version"), fields.get("kind")
+    return (
+        api_version is not None
+        and kind is not None
+        and api_version.default == info.api_version
+        and kind.default == info.kind
+    )
+
+
+def decode_page(info: KindInfo, data: bytes) -> Page | None:
+    """A list page validated straight from the bytes into the kind's models, without a
+    Python dict of every object on the way (about a quarter of the decoding time, and of
+    the garbage the collector then walks at start-up).
+
+    None when some item does not validate, or when the model's own apiVersion and kind
+    defaults are not the kind's (list items carry neither): the caller then decodes item
+    by item as `decode` does, leaving out the bad ones with their error.
+    """
+    if not _defaults_are(info):
+        return None
+    try:
+        page: Any = _page_model(info.model).model_validate_json(data)
+    except pydantic.ValidationError:
+        return None
+    items = {object_key(info, obj): obj for obj in page.items or ()}
+    return Page(items, page.metadata.resource_version, page.metadata.continue_token)
+
+
+def object_key(info: KindInfo, obj: Any) -> str:
+    """The cache key of a decoded object, as `key_of_raw` gives it for its JSON."""
+    meta = obj.metadata
+    if info.namespaced:
+        return f"{meta.namespace or 'default'}/{meta.name or ''}"
+    return str(meta.name or "")
 
 
 def encode(obj: K8sModel) -> dict[str, Any]:

@@ -54,6 +54,7 @@ __all__ = [
     "RateLimiter",
     "RequestObserver",
     "Transport",
+    "parse_json",
 ]
 
 _log = logging.getLogger("kubesched.cluster.kube")
@@ -261,6 +262,32 @@ class Transport:
         timeout: float = REQUEST_TIMEOUT,
     ) -> Any:
         """Send one request; the decoded JSON body of a 2xx answer, else ApiError."""
+        status, data = await self._exchange(method, path, query, body, content_type, timeout)
+        return parse_json(data, status, method, path)
+
+    async def request_raw(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: Query = (),
+        body: Any = None,
+        content_type: str = JSON,
+        timeout: float = REQUEST_TIMEOUT,
+    ) -> tuple[int, bytes]:
+        """Send one request; the status and the undecoded body of a 2xx answer (for a
+        caller that validates the bytes straight into models), else ApiError."""
+        return await self._exchange(method, path, query, body, content_type, timeout)
+
+    async def _exchange(
+        self,
+        method: str,
+        path: str,
+        query: Query,
+        body: Any,
+        content_type: str,
+        timeout: float,
+    ) -> tuple[int, bytes]:
         observer = _observer.get()
         started = time.perf_counter()
         if self._limiter is not None:
@@ -284,13 +311,7 @@ class Transport:
                 observer.request_done(method, self._netloc, code, elapsed)
         if not 200 <= response.status <= 299:
             raise _error_of(response.status, data, method, path)
-        if not data:
-            return None
-        try:
-            return json.loads(data)
-        except ValueError as exc:
-            detail = f"invalid JSON: {exc}"
-            raise ApiError(response.status, "", detail, method=method, path=path) from exc
+        return response.status, data
 
     @asynccontextmanager
     async def stream(
@@ -405,6 +426,16 @@ async def _lines(response: aiohttp.ClientResponse, method: str, path: str) -> As
                 yield line
     except (TimeoutError, aiohttp.ClientError) as exc:
         raise ApiError(0, "", _describe(exc), method=method, path=path) from exc
+
+
+def parse_json(data: bytes, status: int, method: str, path: str) -> Any:
+    """The JSON of a 2xx answer's body (None when empty); ApiError when it is not JSON."""
+    if not data:
+        return None
+    try:
+        return json.loads(data)
+    except ValueError as exc:
+        raise ApiError(status, "", f"invalid JSON: {exc}", method=method, path=path) from exc
 
 
 def _error_of(status: int, data: bytes, method: str, path: str) -> ApiError:
