@@ -18,8 +18,9 @@ import sys
 from pathlib import Path
 from typing import Any, Final
 
-FLOOR: Final = 0.80
-"""Measured 0.82 (434 of 529 exported symbols) when the gate was added."""
+FLOOR: Final = 0.81
+"""Measured 81.9% (434 of 530 exported symbols) when the gate was added; 60% before the
+model_config and framework attribute annotations that came with it."""
 
 SHOWN: Final = 20
 """How many of the symbols that lower the score are listed."""
