@@ -4,7 +4,7 @@ RunFilterPluginsWithNominatedPods)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from typing import Protocol
 
 from kubesched.api import Pod
@@ -18,9 +18,12 @@ from kubesched.framework import (
 )
 from kubesched.runtime._plugin_status import SUCCESS, raised, wrap_error
 
-__all__ = ["FilterRunners", "PodNominator"]
+__all__ = ["FilterNote", "FilterRunners", "PodNominator"]
 
 _FilterNodes = Callable[[CycleState, Pod, Sequence[NodeInfo]], Sequence[Status | None]]
+
+FilterNote = Callable[[FilterPlugin, Status | None, BaseException | None], None]
+"""Told one Filter plugin's answer on a node: its status, or the exception it raised."""
 
 
 class PodNominator(Protocol):
@@ -56,6 +59,29 @@ class FilterRunners:
                     return s.with_plugin(p.name)
                 return wrap_error(f'running "{p.name}" filter plugin', p.name, s)
         return SUCCESS
+
+    def note_filter_plugins(
+        self,
+        state: CycleState,
+        pod: Pod,
+        node_info: NodeInfo,
+        note: FilterNote,
+        only: Container[str] | None = None,
+    ) -> None:
+        """`run_filter_plugins`'s recording mode (`kubesched simulate --explain`): every
+        Filter plugin it would run on the node runs (those in `only`, when given), none
+        stopping the others, and `note(plugin, status, error)` is told each answer: `error`
+        when the plugin raised (which `run_filter_plugins` makes an Error status)."""
+        skip = state.skip_filter_plugins
+        for p in self.filter_plugins:
+            if p.name in skip or (only is not None and p.name not in only):
+                continue
+            try:
+                s = p.filter(state, pod, node_info)
+            except Exception as exc:
+                note(p, None, exc)
+            else:
+                note(p, s, None)
 
     def run_filter_plugins_on_nodes(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]

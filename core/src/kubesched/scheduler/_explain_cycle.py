@@ -145,8 +145,9 @@ class CycleExplainer:
 
 
 def _filter_node(fwk: Framework, state: CycleState, pod: Pod, info: NodeInfo) -> NodeExplanation:
-    """Every Filter plugin's verdict on the node: with the nominated pods that count, and
-    where a plugin passes with them, without them (both must pass, as in the cycle)."""
+    """Every Filter plugin's verdict on the node, from the Filter runner's recording mode:
+    with the nominated pods that count, then, for the plugins that pass with them, without
+    them (both must pass, as in the cycle)."""
     ne = NodeExplanation(info.name)
     counted = fwk.nominated_pods_to_add(pod, info)
     added, with_state, with_info, err = fwk.add_nominated_pods(pod, state, info)
@@ -157,27 +158,31 @@ def _filter_node(fwk: Framework, state: CycleState, pod: Pod, info: NodeInfo) ->
     if added:
         ne.nominated_pods = [pi.pod.key for pi in counted]
         passes.append((state, info, WITHOUT_NOMINATED))
-    for p in fwk.filter_plugins:
-        if p.name in state.skip_filter_plugins:
-            ne.filters[p.name] = "skipped"
-            continue
-        ne.filters[p.name] = "ok"
-        for pass_state, pass_info, suffix in passes:
-            answer = _run_filter(p, pass_state, pod, pass_info)
+    skipped = state.skip_filter_plugins
+    passing = {p.name for p in fwk.filter_plugins if p.name not in skipped}
+    failed: dict[str, tuple[str, list[str]]] = {}
+    for pass_state, pass_info, suffix in passes:
+
+        def note(
+            p: FilterPlugin,
+            status: Status | None,
+            error: BaseException | None,
+            pass_state: CycleState = pass_state,
+            pass_info: NodeInfo = pass_info,
+            suffix: str = suffix,
+        ) -> None:
+            answer = verdict(status) if error is None else f"Error: {type(error).__name__}: {error}"
             if answer != "ok":
-                ne.filters[p.name] = answer + suffix
-                lines = _details(p, pass_state, pod, pass_info)
-                if lines:
-                    ne.details[p.name] = lines
-                break
+                passing.discard(p.name)
+                failed[p.name] = (answer + suffix, _details(p, pass_state, pod, pass_info))
+
+        fwk.note_filter_plugins(pass_state, pod, pass_info, note, only=set(passing))
+    for p in fwk.filter_plugins:
+        answer, lines = failed.get(p.name, ("skipped" if p.name in skipped else "ok", []))
+        ne.filters[p.name] = answer
+        if lines:
+            ne.details[p.name] = lines
     return ne
-
-
-def _run_filter(plugin: FilterPlugin, state: CycleState, pod: Pod, info: NodeInfo) -> str:
-    try:
-        return verdict(plugin.filter(state, pod, info))
-    except Exception as exc:
-        return f"Error: {type(exc).__name__}: {exc}"
 
 
 def _details(plugin: FilterPlugin, state: CycleState, pod: Pod, info: NodeInfo) -> list[str]:
