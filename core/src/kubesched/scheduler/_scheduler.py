@@ -3,7 +3,8 @@
 Upstream: pkg/scheduler/schedule_one.go (ScheduleOne, schedulingCycle, bindingCycle,
 handleBindingCycleError, handleSchedulingFailure) and scheduler.go (Run). The pieces are
 built by `new_scheduler` (`_factory`); what reports need is told to the observers
-(`_observers`) at fixed points, the loop keeps no report state.
+(`_observers`) at fixed points, the loop keeps no report state; what a failure becomes
+(requeue, condition) is `_failure`'s.
 
 One asyncio loop: a scheduling cycle runs start to finish without awaiting (cycles are
 serial); each binding cycle is a task (they run concurrently, waiting on Permit or PreBind
@@ -13,24 +14,20 @@ without blocking scheduling). Cluster events are handled between cycles.
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Sequence
 from typing import Any
 
 import pluggy
 
-from kubesched.api import Pod, PodCondition
+from kubesched.api import Pod
 from kubesched.cache import SchedulerCache
 from kubesched.clock import Clock
 from kubesched.cluster import Cluster
 from kubesched.framework import (
     Code,
     CycleState,
-    Diagnosis,
     FitError,
     NominatingInfo,
-    NominatingMode,
-    PodInfo,
     QueuedPodInfo,
     Snapshot,
     Status,
@@ -44,8 +41,15 @@ from kubesched.scheduler._algorithm import (
     SchedulingAlgorithm,
     StatusError,
 )
-from kubesched.scheduler._attempt_error import raised_exception
 from kubesched.scheduler._event_handlers import EventHandlers
+from kubesched.scheduler._failure import (
+    CLEAR_NOMINATION,
+    failure_condition,
+    log_error,
+    nominated_node,
+    requeue,
+    single_node_failure,
+)
 from kubesched.scheduler._gc import scheduling_gc
 from kubesched.scheduler._observers import ObserverList
 from kubesched.scheduler._recorder import ClusterEventRecorder, truncate_message
@@ -53,14 +57,7 @@ from kubesched.scheduler._report import SchedulingReport
 
 __all__ = ["Scheduler"]
 
-_log = logging.getLogger("kubesched.scheduler")
-
-POD_SCHEDULED = "PodScheduled"
-REASON_UNSCHEDULABLE = "Unschedulable"
-REASON_SCHEDULER_ERROR = "SchedulerError"
 PODS_TO_ACTIVATE_KEY = "kubernetes.io/pods-to-activate"
-
-_CLEAR_NOMINATION = NominatingInfo("", NominatingMode.Override)
 
 
 class Scheduler:
@@ -202,7 +199,7 @@ class Scheduler:
             result = self.algorithm.schedule_pod(fwk, state, pod)
         except NoNodesAvailableError as exc:
             status = Status(Code.UnschedulableAndUnresolvable, error=exc)
-            return None, None, status, _CLEAR_NOMINATION
+            return None, None, status, CLEAR_NOMINATION
         except FitError as fit:
             if not fwk.has_post_filter_plugins():
                 return None, None, Status(Code.Unschedulable, error=fit), None
@@ -213,7 +210,7 @@ class Scheduler:
             nominating = post_result.nominating_info if post_result is not None else None
             return None, None, Status(Code.Unschedulable, error=fit), nominating
         except StatusError as err:
-            return None, None, err.status, _CLEAR_NOMINATION
+            return None, None, err.status, CLEAR_NOMINATION
         self.observers.host_selected(pod)
 
         host = result.suggested_host
@@ -222,31 +219,19 @@ class Scheduler:
         try:
             self.cache.assume_pod(assumed)
         except Exception as exc:
-            return None, None, Status.as_error(exc), _CLEAR_NOMINATION
+            return None, None, Status.as_error(exc), CLEAR_NOMINATION
         self.queue.delete_nominated_pod_if_exists(pod)
 
         status = fwk.run_reserve_plugins_reserve(state, assumed, host)
         if not status.is_success:
             self._unreserve_and_forget(fwk, state, assumed, host)
-            return None, None, self._single_node_failure(pod, host, status), _CLEAR_NOMINATION
+            return None, None, single_node_failure(pod, host, status), CLEAR_NOMINATION
 
         status = fwk.run_permit_plugins(state, assumed, host)
         if not status.is_success and not status.is_wait:
             self._unreserve_and_forget(fwk, state, assumed, host)
-            return None, None, self._single_node_failure(pod, host, status), _CLEAR_NOMINATION
+            return None, None, single_node_failure(pod, host, status), CLEAR_NOMINATION
         return result, assumed, Status(), None
-
-    @staticmethod
-    def _single_node_failure(pod: Pod, host: str, status: Status) -> Status:
-        """A rejection on the chosen node becomes a FitError over that one node."""
-        if not status.is_rejected:
-            return status
-        diagnosis = Diagnosis()
-        diagnosis.node_to_status.set(host, status)
-        diagnosis.add_plugin_status(status)
-        if status.plugin:
-            diagnosis.unschedulable_plugins.add(status.plugin)
-        return Status(status.code, error=FitError(pod, 1, diagnosis), plugin=status.plugin)
 
     def _unreserve_and_forget(self, fwk: Framework, state: CycleState, pod: Pod, host: str) -> bool:
         fwk.run_reserve_plugins_unreserve(state, pod, host)
@@ -269,7 +254,7 @@ class Scheduler:
         host = result.suggested_host
         status = await fwk.wait_on_permit(assumed)
         if not status.is_success:
-            status = self._single_node_failure(qpi.pod, host, status)
+            status = single_node_failure(qpi.pod, host, status)
         else:
             # v1.34: the pod is no longer in flight once it passed Permit
             self.queue.done(assumed.metadata.uid)
@@ -277,7 +262,7 @@ class Scheduler:
             if not status.is_success:
                 # v1.31 behaviour (documented choice): a PreBind rejection is a FitError, so
                 # the plugin is recorded and its events can requeue the pod
-                status = self._single_node_failure(qpi.pod, host, status)
+                status = single_node_failure(qpi.pod, host, status)
             else:
                 status = await fwk.run_bind_plugins(state, assumed, host)
                 self.cache.finish_binding(assumed)
@@ -306,7 +291,7 @@ class Scheduler:
         status: Status,
     ) -> None:
         forgot = self._unreserve_and_forget(fwk, state, assumed, host)
-        self._handle_failure(fwk, qpi, status, _CLEAR_NOMINATION)
+        self._handle_failure(fwk, qpi, status, CLEAR_NOMINATION)
         if forgot:
             # the assumed pod's resources are free again: like an assigned pod deleted
             self.handlers.assigned_pod_freed(assumed)
@@ -321,52 +306,17 @@ class Scheduler:
     ) -> None:
         """Upstream handleSchedulingFailure: requeue, nominate, event and condition."""
         pod = qpi.pod
-        rejected = status.is_rejected
-        reason = REASON_UNSCHEDULABLE if rejected else REASON_SCHEDULER_ERROR
-        error = status.error
-        message = status.message()
-        if isinstance(error, FitError):
-            qpi.unschedulable_plugins = set(error.diagnosis.unschedulable_plugins)
-            qpi.pending_plugins = set(error.diagnosis.pending_plugins)
-        else:
-            qpi.unschedulable_plugins = set()
-            qpi.pending_plugins = set()
-
-        current = self.cluster.get("Pod", pod.metadata.name, pod.metadata.namespace)
-        if current is None or current.spec.node_name:
-            self.queue.done(pod.metadata.uid)
-        else:
-            qpi.pod_info = PodInfo(current)
-            self.queue.add_unschedulable_if_not_present(qpi, self.queue.scheduling_cycle)
-        if nominating is not None:
-            self.queue.add_nominated_pod(qpi.pod_info, nominating)
-
+        requeue(self.queue, self.cluster, qpi, status, nominating)
         self.observers.attempt_failed(pod, fwk, status, nominating)
-        if not rejected:
-            # upstream logs this at error level (utilruntime.HandleErrorWithContext); the
-            # condition, the Event and simulate's report already carry it, so the log line
-            # (with the traceback) is for debugging
-            _log.debug(
-                'Error scheduling pod; retrying pod="%s" err="%s"',
-                pod.key,
-                message,
-                exc_info=raised_exception(status),
-            )
-        msg = truncate_message(message)
+        if not status.is_rejected:
+            log_error(pod, status)
+        msg = truncate_message(status.message())
         fwk.event_recorder.event(pod, "Warning", "FailedScheduling", "Scheduling", msg)
-        condition = PodCondition(
-            type=POD_SCHEDULED,
-            status="False",
-            reason=reason,
-            message=message,
-        )
-        nominated: str | None = None
-        if nominating is not None and nominating.mode is NominatingMode.Override:
-            nominated = nominating.nominated_node_name
-        self._spawn(self.cluster.update_pod_condition(pod, condition, nominated))
+        condition = failure_condition(status)
+        self._spawn(self.cluster.update_pod_condition(pod, condition, nominated_node(nominating)))
         if self.hooks is not None:
             self.hooks.hook.kubesched_attempt_failed(
-                pod=pod, profile=fwk.profile_name, code=str(status.code), message=message
+                pod=pod, profile=fwk.profile_name, code=str(status.code), message=status.message()
             )
 
     def _spawn(self, coro: Any) -> None:
