@@ -37,7 +37,7 @@ from kubesched.cluster.memory import MemoryCluster, default_kinds
 from kubesched.config import ResolvedConfig, load_config, resolve
 from kubesched.hookspecs import ReportSection, hookimpl
 from kubesched.runtime import PluginRegistry, make_plugin_manager
-from kubesched.scheduler import AttemptError, Scheduler, new_scheduler
+from kubesched.scheduler import AttemptError, Scheduler, SchedulerObserver, new_scheduler
 from kubesched.simulate._fields import FieldValidation
 from kubesched.simulate._manifests import Warn, create_objects, load_manifests
 from kubesched.simulate._preemptions import PodHistory, Preemption, format_seconds
@@ -109,6 +109,8 @@ class Simulation:
         self.pm = hooks if hooks is not None else make_plugin_manager()
         self.cluster = MemoryCluster(default_kinds(self.pm), self.clock, uid_seed=seed)
         self.scheduler: Scheduler | None = None
+        self.observers: list[SchedulerObserver] = []
+        """More observers of the scheduling loop (a trace, say), after its report."""
         self.history = PodHistory(self.clock)
         """Pods the run saw, deleted ones included (for the preempted pods' results)."""
         self._finished: asyncio.Future[None] | None = None
@@ -142,6 +144,7 @@ class Simulation:
             clock=self.clock,
             seed=self.seed,
             hooks=self.pm,
+            observers=self.observers,
         )
         self.scheduler = sched
         sched.report.explain.update(self.explain)
