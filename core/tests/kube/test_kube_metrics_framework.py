@@ -1,0 +1,87 @@
+"""The instrumented profile `kubesched run` builds: the same plugins, events and answers
+as a plain Framework, with its calls counted (upstream instrumented_plugins.go)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytest.importorskip("prometheus_client", reason="needs the kube extra (prometheus_client)")
+
+from kubesched.api import Pod
+from kubesched.clock import VirtualClock
+from kubesched.config import ResolvedProfile
+from kubesched.framework import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    CycleState,
+    EnqueueExtensions,
+    EventResource,
+    FilterPlugin,
+    NodeInfo,
+    Plugin,
+    Snapshot,
+    Status,
+)
+from kubesched.run import SchedulerMetrics
+from kubesched.runtime import Framework
+from kubesched.testing import make_node, make_pod
+
+
+class NodeWatcher(FilterPlugin, EnqueueExtensions):
+    name = "NodeWatcher"
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        return Status.unschedulable("no") if node_info.name == "bad" else None
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [ClusterEventWithHint(ClusterEvent(EventResource.Node, ActionType.Add))]
+
+
+class Plain(FilterPlugin):
+    name = "Plain"
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        return None
+
+
+class _Recorder:
+    def event(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+
+def _build(build: Any) -> Framework:
+    classes: dict[str, type[Plugin]] = {"NodeWatcher": NodeWatcher, "Plain": Plain}
+    profile = ResolvedProfile("prof", {"Filter": ["NodeWatcher", "Plain"]}, {}, {})
+    framework: Framework = build(
+        profile,
+        classes,
+        cluster=None,
+        clock=VirtualClock(),
+        snapshot=Snapshot(),
+        event_recorder=_Recorder(),
+    )
+    return framework
+
+
+def test_an_instrumented_profile_is_the_plain_one_counted() -> None:
+    metrics = SchedulerMetrics()
+    plain, counted = _build(Framework), _build(metrics.framework)
+    # the wrapped plugins keep their class: the same events, the same kinds
+    assert counted.events_to_register() == plain.events_to_register()
+    kinds = [p.__class__ for p in counted.filter_plugins]
+    assert kinds == [type(p) for p in plain.filter_plugins]
+    watcher = counted.filter_plugins[0]
+    assert isinstance(watcher, NodeWatcher) and isinstance(watcher, EnqueueExtensions)
+    assert counted.plugins["NodeWatcher"] is not watcher  # the instance itself stays as built
+    pod = make_pod("p").obj()
+    for name in ("good", "bad"):
+        info = NodeInfo(make_node(name).alloc(cpu="1", pods=10).obj())
+        assert counted.run_filter_plugins(CycleState(), pod, info) == plain.run_filter_plugins(
+            CycleState(), pod, info
+        )
+    evaluations = metrics.plugins.evaluations
+    assert evaluations[("NodeWatcher", "Filter", "prof")] == 2
+    assert evaluations[("Plain", "Filter", "prof")] == 1  # not reached on "bad"
