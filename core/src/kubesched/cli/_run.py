@@ -100,6 +100,14 @@ def _duration(value: str, param: str) -> float:
     show_default=True,
     help="Lowest level of the log lines written to stderr.",
 )
+@click.option(
+    "--no-fast-path",
+    "no_fast_path",
+    is_flag=True,
+    help="Filter and Score node by node (the per-node path) instead of on the snapshot's "
+    "node columns: the same decisions, slower; for comparison and debugging "
+    "(also KUBESCHED_FAST_PATH=0).",
+)
 @feature_gates_option
 def run_command(
     config: str | None,
@@ -114,6 +122,7 @@ def run_command(
     identity: str | None,
     shutdown_grace_period: str,
     log_level: str,
+    no_fast_path: bool,
 ) -> None:
     """Schedule the pods of a real cluster whose spec.schedulerName matches a profile, as
     kube-scheduler does: bind them, record PodScheduled conditions and events, elect a
@@ -146,6 +155,7 @@ def run_command(
         resource_namespace=leader_elect_resource_namespace,
         identity=identity,
         shutdown_grace_period=grace,
+        fast_path=False if no_fast_path else None,
     )
     code = run_main(options)
     if code:

@@ -163,6 +163,14 @@ def _evicted(result: SimulationResult, key: str) -> str:
     help="A field no Kubernetes type has (a typo such as `resource:`), as kubectl apply "
     "--validate: an error, a warning on stderr, or not looked for.",
 )
+@click.option(
+    "--no-fast-path",
+    "no_fast_path",
+    is_flag=True,
+    help="Filter and Score node by node (the per-node path) instead of on the snapshot's "
+    "node columns: the same placements, slower; for comparison and debugging "
+    "(also KUBESCHED_FAST_PATH=0).",
+)
 @log_level_option
 @feature_gates_option
 def simulate_command(
@@ -176,6 +184,7 @@ def simulate_command(
     only: Sequence[str],
     summary_only: bool,
     validate: Literal["strict", "warn", "ignore"],
+    no_fast_path: bool,
     log_level: str,
 ) -> None:
     """Load PATHS (manifest files or folders), schedule every pending pod on virtual time
@@ -198,6 +207,7 @@ def simulate_command(
                     explain=explain,
                     validate=validate,
                     warn=_warn,
+                    fast_path=False if no_fast_path else None,
                 )
         else:
             result = simulate(
@@ -208,6 +218,7 @@ def simulate_command(
                 explain=explain,
                 validate=validate,
                 warn=_warn,
+                fast_path=False if no_fast_path else None,
             )
     err = output_console(stderr=True)
     if not result.objects:

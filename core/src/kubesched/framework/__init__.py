@@ -22,6 +22,9 @@ from kubesched.framework._interface import (
     MAX_NODE_SCORE,
     MAX_TOTAL_SCORE,
     MIN_NODE_SCORE,
+    ArrayFilterPlugin,
+    ArrayNormalizeScorePlugin,
+    ArrayScorePlugin,
     BatchFilterPlugin,
     BatchScorePlugin,
     BindPlugin,
@@ -45,6 +48,9 @@ from kubesched.framework._interface import (
     PreScorePlugin,
     QueueSortPlugin,
     ReservePlugin,
+    RowMask,
+    Rows,
+    RowScores,
     ScorePlugin,
     WaitingPod,
     extension_points_of,
@@ -71,7 +77,8 @@ from kubesched.framework._status import Code, Status, is_success
 API_VERSION = (0, 4)
 """The plugin API's (major, minor): minor grows with additions, major with breaking changes
 (before 1.0 a minor may break; 0.4: typed args, PluginArgs, abstract extension-point methods,
-see docs/writing-a-plugin.md)."""
+the array forms ArrayFilterPlugin/ArrayScorePlugin/ArrayNormalizeScorePlugin, see
+docs/writing-a-plugin.md)."""
 
 __all__ = [
     "API_VERSION",
@@ -80,6 +87,9 @@ __all__ = [
     "MAX_TOTAL_SCORE",
     "MIN_NODE_SCORE",
     "ActionType",
+    "ArrayFilterPlugin",
+    "ArrayNormalizeScorePlugin",
+    "ArrayScorePlugin",
     "BatchFilterPlugin",
     "BatchScorePlugin",
     "BindPlugin",
@@ -125,6 +135,9 @@ __all__ = [
     "QueueingHintFn",
     "ReservePlugin",
     "Resource",
+    "RowMask",
+    "RowScores",
+    "Rows",
     "ScorePlugin",
     "Snapshot",
     "StateData",

@@ -29,6 +29,8 @@ from typing import (
     runtime_checkable,
 )
 
+import numpy as np
+import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, model_validator
 from pydantic.alias_generators import to_camel
 from typing_extensions import TypeVar  # a default for the type parameter (PEP 696)
@@ -37,6 +39,7 @@ from kubesched.api import Pod
 from kubesched.api.field import ErrorList, aggregate
 from kubesched.framework._cycle_state import CycleState
 from kubesched.framework._events import ClusterEvent, ClusterEventWithHint
+from kubesched.framework._node_columns import NodeColumns
 from kubesched.framework._node_info import NodeInfo
 from kubesched.framework._pod_info import PodInfo, QueuedPodInfo
 from kubesched.framework._results import (
@@ -56,6 +59,9 @@ __all__ = [
     "MAX_NODE_SCORE",
     "MAX_TOTAL_SCORE",
     "MIN_NODE_SCORE",
+    "ArrayFilterPlugin",
+    "ArrayNormalizeScorePlugin",
+    "ArrayScorePlugin",
     "BatchFilterPlugin",
     "BatchScorePlugin",
     "BindPlugin",
@@ -79,6 +85,9 @@ __all__ = [
     "PreemptionVictimGuard",
     "QueueSortPlugin",
     "ReservePlugin",
+    "RowMask",
+    "RowScores",
+    "Rows",
     "ScorePlugin",
     "WaitingPod",
     "extension_points_of",
@@ -87,6 +96,14 @@ __all__ = [
 MAX_NODE_SCORE = 100
 MIN_NODE_SCORE = 0
 MAX_TOTAL_SCORE = 2**63 - 1
+
+Rows = npt.NDArray[np.intp]
+"""Rows of the cycle's `Snapshot.columns` (`NodeColumns`): the nodes an array form answers
+for, in the order given (row i is `snapshot.node_info_list[i]`)."""
+RowMask = npt.NDArray[np.bool_]
+"""One bool per row given: an array Filter's answer (True: the pod may run there)."""
+RowScores = npt.NDArray[np.int64]
+"""One int64 per row given: an array Score's (or NormalizeScore's) answer."""
 
 
 class PluginArgs(BaseModel):
@@ -277,6 +294,65 @@ class BatchFilterPlugin(Protocol):
     def filter_nodes(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> Sequence[Status | None]: ...
+
+
+@runtime_checkable
+class ArrayFilterPlugin(Protocol):
+    """Optional capability of a Filter plugin (plugin API 0.4): answer for a block of the
+    snapshot's nodes with a boolean mask computed on its `NodeColumns`.
+
+    Not in upstream (where the framework calls Filter once per node, in parallel). In the
+    scheduler's node search (the fast path), the framework calls `filter_mask` with the
+    cycle's state, the pod, `handle.snapshot.columns` and the rows of a block of candidate
+    nodes (those every earlier Filter plugin let through), and reads True where the pod may
+    run. Statuses are built only for the rows answered False, and by `filter` itself: the
+    framework asks `filter` on each such node for its Status and reasons (the diagnosis,
+    PostFilter and preemption read them), and trusts `filter` where the two disagree. So a
+    mask may only be wrong by rejecting too much, which costs speed, never a decision; it
+    must never pass a node `filter` would reject. When `filter_mask` raises, the framework
+    asks `filter` node by node for that block. Nodes with nominated pods, the nominated-node
+    shortcut, explanations, preemption's dry runs and `Handle.run_filter_plugins` keep
+    calling `filter`, as does the per-node path (`--no-fast-path`, KUBESCHED_FAST_PATH=0).
+    The conformance kit checks that mask and `filter` agree on generated clusters.
+    """
+
+    def filter_mask(
+        self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Rows
+    ) -> RowMask: ...
+
+
+@runtime_checkable
+class ArrayScorePlugin(Protocol):
+    """Optional capability of a Score plugin (plugin API 0.4): score a block of the
+    snapshot's nodes as an int64 array computed on its `NodeColumns`.
+
+    In the fast path the framework calls `score_array` once per cycle with the feasible
+    nodes' rows and reads one raw score per row (before NormalizeScore), or, with a
+    non-success status, fails the cycle as `score` failing on a node would. It must answer
+    exactly what `score` does node by node. When `score_array` raises, the framework scores
+    node by node with `score` instead (so an error reads as the per-node path's). The
+    conformance kit checks the two agree.
+    """
+
+    def score_array(
+        self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Rows
+    ) -> tuple[RowScores, Status | None]: ...
+
+
+@runtime_checkable
+class ArrayNormalizeScorePlugin(Protocol):
+    """Optional capability of a Score plugin with `normalize_score` (plugin API 0.4):
+    normalize the raw scores of the rows as an array.
+
+    The fast path calls it instead of building a `NodeScore` per node; it returns the
+    normalized scores (a new array or `scores` changed in place) and a status, exactly what
+    `normalize_score` leaves in the NodeScores and returns. When it raises, the framework
+    calls `normalize_score` instead.
+    """
+
+    def normalize_score_array(
+        self, state: CycleState, pod: Pod, scores: RowScores
+    ) -> tuple[RowScores, Status | None]: ...
 
 
 @runtime_checkable

@@ -87,6 +87,8 @@ class RunOptions:
     resource_namespace: str | None = None
     identity: str | None = None
     shutdown_grace_period: float = 30.0
+    fast_path: bool | None = None
+    """False: Filter and Score node by node (`--no-fast-path`); None: KUBESCHED_FAST_PATH."""
 
 
 class Runner:
@@ -106,6 +108,7 @@ class Runner:
         clock: Clock | None = None,
         seed: int | None = None,
         closers: Sequence[Callable[[], Awaitable[None]]] = (),
+        fast_path: bool | None = None,
     ) -> None:
         self.cluster = cluster
         self._closers = list(closers)
@@ -126,6 +129,7 @@ class Runner:
             hooks=self.hooks,
             observers=[self.metrics.observer],
             framework=self.metrics.framework,
+            fast_path=fast_path,
         )
         self.metrics.watch_scheduler(self.scheduler)
         if elector is not None:
@@ -379,6 +383,7 @@ async def build_runner(options: RunOptions) -> Runner:
         shutdown_grace_period=options.shutdown_grace_period,
         clock=clock,
         closers=closers,
+        fast_path=options.fast_path,
     )
 
 

@@ -1,6 +1,12 @@
 """Running plugins: the Framework (one per profile), plugin discovery, pluggy hooks."""
 
-from kubesched.runtime._cycle_recording import CYCLE_RECORDER, CycleRecorder, ScoredNode
+from kubesched.runtime._cycle_recording import (
+    CYCLE_RECORDER,
+    CycleRecorder,
+    ScoredNode,
+    recorder_of,
+)
+from kubesched.runtime._fast_runners import RowScoring
 from kubesched.runtime._framework import Framework, NodePluginScores, PodNominator
 from kubesched.runtime._hooks import make_plugin_manager
 from kubesched.runtime._profiles import FrameworkFactory, build_profiles
@@ -26,9 +32,11 @@ __all__ = [
     "NodePluginScores",
     "PluginRegistry",
     "PodNominator",
+    "RowScoring",
     "ScoredNode",
     "WaitingPodImpl",
     "WaitingPodsMap",
     "build_profiles",
     "make_plugin_manager",
+    "recorder_of",
 ]

@@ -19,6 +19,9 @@ from kubesched.clock import Clock
 from kubesched.config import ResolvedProfile
 from kubesched.framework import (
     ActionType,
+    ArrayFilterPlugin,
+    ArrayNormalizeScorePlugin,
+    ArrayScorePlugin,
     BatchFilterPlugin,
     BatchScorePlugin,
     BindPlugin,
@@ -51,6 +54,7 @@ from kubesched.framework import (
     WaitingPod,
 )
 from kubesched.runtime._cycle_recording import CycleRecorder, recorder_of
+from kubesched.runtime._fast_runners import FastRunners
 from kubesched.runtime._filter_runners import FilterRunners, PodNominator
 from kubesched.runtime._plugin_status import SUCCESS, raised, wrap_error
 from kubesched.runtime._score_runners import NodePluginScores, ScoreRunners
@@ -73,7 +77,7 @@ def _with_node_taint_update(events: list[ClusterEventWithHint]) -> list[ClusterE
     return [*events, ClusterEventWithHint(taint_update)]
 
 
-class Framework(FilterRunners, ScoreRunners):
+class Framework(FilterRunners, ScoreRunners, FastRunners):
     """A profile's plugin instances by extension point, and their runners.
 
     Built from a `ResolvedProfile` as `kubesched.config.resolve` gives it (through
@@ -143,6 +147,18 @@ class Framework(FilterRunners, ScoreRunners):
         # plugins that score all nodes in one call (kubesched's BatchScorePlugin)
         self._batch_scorers = {
             p.name: p.score_nodes for p in self.score_plugins if isinstance(p, BatchScorePlugin)
+        }
+        # the array forms the fast path calls (plugin API 0.4)
+        self._array_filters = {
+            p.name: p.filter_mask for p in self.filter_plugins if isinstance(p, ArrayFilterPlugin)
+        }
+        self._array_scorers = {
+            p.name: p.score_array for p in self.score_plugins if isinstance(p, ArrayScorePlugin)
+        }
+        self._array_normalizers = {
+            p.name: p.normalize_score_array
+            for p in self.score_plugins
+            if p.name in self._normalizers and isinstance(p, ArrayNormalizeScorePlugin)
         }
 
     def _build(self, name: str, plugin_classes: Mapping[str, type[Plugin]]) -> Plugin:

@@ -10,13 +10,24 @@ one call per plugin and chunk, see BatchFilterPlugin), then walks the chunk's an
 order exactly as the node-by-node search would: the same feasible nodes, rejections,
 first Error and round-robin advance. Answers past the point where the walk stops are
 discarded (Filter is pure, so computing them changes nothing).
+
+The fast path (the default; `fast_path_enabled`) does the same search on rows of the
+snapshot's NodeColumns: round-robin order, the chunks, percentageOfNodesToScore, the next
+start index, Score, NormalizeScore, weights, the range check, the sum and selectHost's
+seeded tie-break as array operations (`Framework.filter_rows`, `Framework.score_rows`),
+with Status objects only for rejected nodes and per-node score objects only when read
+(`ScheduleResult.scores`). Its decisions, diagnosis and random draws are the per-node
+path's; a recorded cycle (`--explain`) takes the per-node path.
 """
 
 from __future__ import annotations
 
+import os
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from kubesched.api import Pod
 from kubesched.framework import (
@@ -26,12 +37,14 @@ from kubesched.framework import (
     FitError,
     NodeInfo,
     NodeToStatus,
+    Rows,
     Snapshot,
     Status,
 )
-from kubesched.runtime import Framework, NodePluginScores
+from kubesched.runtime import Framework, NodePluginScores, RowScoring, recorder_of
 
 __all__ = [
+    "FAST_PATH_ENV",
     "FILTER_CHUNK_MIN",
     "MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND",
     "MIN_FEASIBLE_NODES_TO_FIND",
@@ -39,6 +52,7 @@ __all__ = [
     "NoNodesAvailableError",
     "ScheduleResult",
     "SchedulingAlgorithm",
+    "fast_path_enabled",
     "num_feasible_nodes_to_find",
 ]
 
@@ -48,6 +62,18 @@ FILTER_CHUNK_MIN = 32
 """Nodes filtered per chunk: the feasible nodes still wanted, and at least this many."""
 NO_NODES_AVAILABLE = "no nodes available to schedule pods"
 """Upstream ErrNoNodesAvailable (pkg/scheduler/schedule_one.go)."""
+
+
+FAST_PATH_ENV = "KUBESCHED_FAST_PATH"
+"""Environment variable: "0" keeps the per-node path (for comparison and debugging)."""
+
+
+def fast_path_enabled(requested: bool | None = None) -> bool:
+    """Whether a scheduler uses the fast path: `requested` when given (`--no-fast-path`
+    gives False), else on unless KUBESCHED_FAST_PATH is "0" (the one place it is read)."""
+    if requested is not None:
+        return requested
+    return os.environ.get(FAST_PATH_ENV, "1").strip() != "0"
 
 
 class NoNodesAvailableError(Exception):
@@ -73,7 +99,19 @@ class ScheduleResult:
     suggested_host: str
     evaluated_nodes: int
     feasible_nodes: int
-    scores: list[NodePluginScores] = field(default_factory=list)
+    _scores: list[NodePluginScores] = field(default_factory=list)
+    _build_scores: Callable[[], list[NodePluginScores]] | None = field(
+        default=None, repr=False, compare=False
+    )
+
+    @property
+    def scores(self) -> list[NodePluginScores]:
+        """Each scored node's weighted score per plugin and total (built when first read
+        on the fast path)."""
+        if self._build_scores is not None:
+            self._scores = self._build_scores()
+            self._build_scores = None
+        return self._scores
 
 
 class SchedulingAlgorithm:
@@ -84,22 +122,30 @@ class SchedulingAlgorithm:
         snapshot: Snapshot,
         rng: random.Random,
         percentage_of_nodes_to_score: int | None,
+        fast_path: bool | None = None,
     ) -> None:
         self.snapshot = snapshot
         self.rng = rng
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self.next_start_node_index = 0
+        self.fast_path = fast_path_enabled(fast_path)
+        # the current cycle's feasible rows (fast path), for scoring
+        self._feasible_rows: Rows | None = None
 
     def schedule_pod(self, fwk: Framework, state: CycleState, pod: Pod) -> ScheduleResult:
         """The chosen host; raises FitError when no node fits, NoNodesAvailableError for an
         empty cluster, and StatusError (with the Status) for plugin errors."""
         if len(self.snapshot) == 0:
             raise NoNodesAvailableError()
+        self._feasible_rows = None
         feasible, diagnosis = self.find_nodes_that_fit_pod(fwk, state, pod)
         if not feasible:
             raise FitError(pod, len(self.snapshot), diagnosis)
         if len(feasible) == 1:
             return ScheduleResult(feasible[0].name, 1 + len(diagnosis.node_to_status), 1)
+        rows = self._feasible_rows
+        if rows is not None and fwk.has_score_plugins():
+            return self._prioritize_and_select(fwk, state, pod, feasible, rows, diagnosis)
         scores = self.prioritize_nodes(fwk, state, pod, feasible)
         host = self.select_host(scores)
         return ScheduleResult(
@@ -174,7 +220,77 @@ class SchedulingAlgorithm:
         start = self.next_start_node_index
         if not fwk.has_filter_plugins():
             return [nodes[(start + i) % n] for i in range(min(to_find, n))]
+        if self.fast_path and recorder_of(state) is None:
+            rows = self._rows_of(nodes)
+            if rows is not None:
+                return self._filter_rows_by_chunks(
+                    fwk, state, pod, diagnosis, rows, start % n, to_find
+                )
         return self._filter_by_chunks(fwk, state, pod, diagnosis, nodes, start % n, to_find)
+
+    def _rows_of(self, nodes: Sequence[NodeInfo]) -> Rows | None:
+        """The snapshot rows of `nodes` (all of them, or a PreFilterResult's subset)."""
+        if nodes is self.snapshot.node_info_list:
+            return np.arange(len(nodes), dtype=np.intp)
+        return self.snapshot.columns.positions(nodes)
+
+    def _filter_rows_by_chunks(
+        self,
+        fwk: Framework,
+        state: CycleState,
+        pod: Pod,
+        diagnosis: Diagnosis,
+        rows: Rows,
+        start: int,
+        to_find: int,
+    ) -> list[NodeInfo]:
+        """`_filter_by_chunks` on the snapshot's rows (the fast path): the same chunks,
+        walk and stopping rules, the chunk's answers from `Framework.filter_rows`. Keeps
+        the feasible rows for Score."""
+        ordered = np.concatenate((rows[start:], rows[:start])) if start else rows
+        n = len(ordered)
+        infos = self.snapshot.node_info_list
+        found: list[Rows] = []
+        count = 0
+        statuses: NodeToStatus = diagnosis.node_to_status
+        nominator = fwk.nominator
+        check_nominated = nominator is not None and nominator.has_nominated_pods()
+        done = 0
+        while done < n:
+            chunk = ordered[done : done + max(to_find - count, FILTER_CHUNK_MIN)]
+            done += len(chunk)
+            nominated = None
+            if check_nominated and nominator is not None:
+                nominated = [
+                    bool(nominator.nominated_pods_for_node(infos[r].name)) for r in chunk.tolist()
+                ]
+            passed, rejected = fwk.filter_rows(state, pod, chunk, nominated)
+            failed = np.flatnonzero(~passed).tolist() if rejected else []
+            passed_from = 0
+            for i in [*failed, len(chunk)]:
+                # chunk[passed_from:i] passed: take what is still wanted
+                wanted = to_find - count
+                if i - passed_from >= wanted:
+                    found.append(chunk[passed_from : passed_from + wanted])
+                    return self._feasible(found)
+                found.append(chunk[passed_from:i])
+                count += i - passed_from
+                if i == len(chunk):
+                    break
+                status = rejected[i]
+                if not status.is_rejected:
+                    self._feasible(found)
+                    raise StatusError(status)
+                statuses.set(infos[chunk[i]].name, status)
+                diagnosis.add_plugin_status(status)
+                passed_from = i + 1
+        return self._feasible(found)
+
+    def _feasible(self, found: list[Rows]) -> list[NodeInfo]:
+        rows = np.concatenate(found) if found else np.zeros(0, np.intp)
+        self._feasible_rows = rows
+        infos = self.snapshot.node_info_list
+        return [infos[r] for r in rows.tolist()]
 
     def _filter_by_chunks(
         self,
@@ -233,12 +349,52 @@ class SchedulingAlgorithm:
             raise StatusError(status)
         return scores
 
+    def _prioritize_and_select(
+        self,
+        fwk: Framework,
+        state: CycleState,
+        pod: Pod,
+        feasible: list[NodeInfo],
+        rows: Rows,
+        diagnosis: Diagnosis,
+    ) -> ScheduleResult:
+        """PreScore, then Score to selectHost on arrays (the fast path)."""
+        status = fwk.run_pre_score_plugins(state, pod, feasible)
+        if not status.is_success:
+            raise StatusError(status)
+        scoring, failed = fwk.score_rows(state, pod, rows)
+        if failed is not None or scoring is None:
+            raise StatusError(failed or Status.as_error("no scores"))
+        total = scoring.total
+        tied = np.flatnonzero(total == total.max())
+        infos = self.snapshot.node_info_list
+        # one draw among the tied, as select_host's rng.choice makes (same length, same call)
+        at = int(tied[0]) if len(tied) == 1 else self.rng.choice(tied.tolist())
+        return ScheduleResult(
+            infos[rows[at]].name,
+            len(feasible) + len(diagnosis.node_to_status),
+            len(feasible),
+            _build_scores=lambda: _node_plugin_scores(feasible, scoring),
+        )
+
     def select_host(self, scores: Sequence[NodePluginScores]) -> str:
         """The highest total; ties broken uniformly at random (as upstream's reservoir
         sampling, with one draw)."""
         top = max(s.total_score for s in scores)
         tied = [s for s in scores if s.total_score == top]
         return tied[0].name if len(tied) == 1 else self.rng.choice(tied).name
+
+
+def _node_plugin_scores(nodes: list[NodeInfo], scoring: RowScoring) -> list[NodePluginScores]:
+    """The per-node score objects of the fast path's arrays (what `run_score_plugins`
+    returns)."""
+    if not scoring.plugins:
+        return [NodePluginScores(n.name, []) for n in nodes]
+    rows = zip(*(w.tolist() for w in scoring.weighted), strict=True)
+    return [
+        NodePluginScores(info.name, None, total, plugins=scoring.plugins, row=row)
+        for info, row, total in zip(nodes, rows, scoring.total.tolist(), strict=True)
+    ]
 
 
 class StatusError(Exception):

@@ -40,16 +40,20 @@ def new_scheduler(
     hooks: pluggy.PluginManager | None = None,
     observers: Sequence[SchedulerObserver] = (),
     framework: FrameworkFactory = Framework,
+    fast_path: bool | None = None,
 ) -> Scheduler:
     """A Scheduler of every profile in `config` on `cluster`, its plugins taken from
     `plugins` (name → class). Its `report` (attempt records, stats, explanations) is the
     first observer, `observers` (metrics, say) come after it. `framework` builds each
-    profile (`kubesched run` gives an instrumented one)."""
+    profile (`kubesched run` gives an instrumented one). `fast_path` False keeps the
+    per-node Filter/Score path (None: KUBESCHED_FAST_PATH decides, on by default)."""
     cache = SchedulerCache()
     snapshot = Snapshot()
     recorder = ClusterEventRecorder(cluster, clock)
     cfg = config.config
-    algorithm = SchedulingAlgorithm(snapshot, random.Random(seed), cfg.percentage_of_nodes_to_score)
+    algorithm = SchedulingAlgorithm(
+        snapshot, random.Random(seed), cfg.percentage_of_nodes_to_score, fast_path
+    )
     profiles = build_profiles(
         config,
         plugins,

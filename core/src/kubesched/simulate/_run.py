@@ -94,6 +94,7 @@ class Simulation:
         hooks: pluggy.PluginManager | None = None,
         explain: Sequence[str] = (),
         origins: Sequence[tuple[str, int]] = (),
+        fast_path: bool | None = None,
     ) -> None:
         self.objects = list(objects)
         self.origins = list(origins)
@@ -101,6 +102,8 @@ class Simulation:
         self.config = config
         self.registry = registry
         self.seed = seed
+        self.fast_path = fast_path
+        """False keeps the per-node Filter/Score path (None: KUBESCHED_FAST_PATH decides)."""
         self.until = until
         self.progress = progress
         self.explain = [p if "/" in p else f"default/{p}" for p in explain]
@@ -145,6 +148,7 @@ class Simulation:
             seed=self.seed,
             hooks=self.pm,
             observers=self.observers,
+            fast_path=self.fast_path,
         )
         self.scheduler = sched
         sched.report.explain.update(self.explain)
@@ -337,12 +341,14 @@ def simulate(
     explain: Sequence[str] = (),
     validate: FieldValidation = "strict",
     warn: Warn | None = None,
+    fast_path: bool | None = None,
 ) -> SimulationResult:
     """Load manifests and a config, simulate, and return where every pod went.
 
     `explain` names pods (`name` in the default namespace, or `namespace/name`) whose last
     attempt is explained plugin by plugin in `SimulationResult.explanations`. `validate`
-    and `warn` say what an unknown field in a manifest is (see `load_manifests`)."""
+    and `warn` say what an unknown field in a manifest is (see `load_manifests`).
+    `fast_path` False keeps the per-node Filter/Score path (same placements, slower)."""
     pm = make_plugin_manager()
     registry = PluginRegistry.discover()
     source = os.fspath(config) if config is not None else None
@@ -359,6 +365,7 @@ def simulate(
         hooks=pm,
         explain=explain,
         origins=loaded.origins,
+        fast_path=fast_path,
     )
     result = sim.run()
     result.skipped = group_skipped(loaded.skipped)

@@ -1,0 +1,296 @@
+"""The fast path's Filter and Score runners: the snapshot's rows in, arrays out.
+
+Not in upstream. The scheduler's node search calls these instead of
+`run_filter_plugins_on_nodes` and `run_score_plugins` (see `kubesched.scheduler`'s
+`SchedulingAlgorithm`) when nothing needs the per-node objects: plugins with an array form
+(ArrayFilterPlugin, ArrayScorePlugin, ArrayNormalizeScorePlugin) answer for a block of
+rows of `Snapshot.columns` at once, the others are called on the candidate subset only (in
+one call when they have a batch form). Statuses are built only for rejected nodes, the
+per-plugin scores only as arrays; the answers are those of the per-node runners, plugin by
+plugin in profile order (upstream framework.go RunFilterPlugins / RunScorePlugins).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from kubesched.api import Pod
+from kubesched.framework import (
+    MAX_NODE_SCORE,
+    MIN_NODE_SCORE,
+    Code,
+    CycleState,
+    FilterPlugin,
+    NodeColumns,
+    NodeInfo,
+    NodeScore,
+    RowMask,
+    Rows,
+    RowScores,
+    ScorePlugin,
+    Snapshot,
+    Status,
+)
+from kubesched.runtime._plugin_status import raised, wrap_error
+
+__all__ = ["FastRunners", "RowScoring"]
+
+_ArrayFilter = Callable[[CycleState, Pod, NodeColumns, Rows], RowMask]
+_ArrayScore = Callable[[CycleState, Pod, NodeColumns, Rows], tuple[RowScores, Status | None]]
+_ArrayNormalize = Callable[[CycleState, Pod, RowScores], tuple[RowScores, Status | None]]
+
+
+class RowScoring:
+    """The fast Score runner's answer for some rows: each scored plugin's weighted scores
+    (`plugins[k]` ↔ `weighted[k]`, profile order) and their sum per row (`total`)."""
+
+    __slots__ = ("plugins", "rows", "total", "weighted")
+
+    def __init__(
+        self, rows: Rows, plugins: list[str], weighted: list[RowScores], total: RowScores
+    ) -> None:
+        self.rows = rows
+        self.plugins = plugins
+        self.weighted = weighted
+        self.total = total
+
+
+class FastRunners:
+    """Mixed into Framework, which sets the attributes below."""
+
+    filter_plugins: list[FilterPlugin]
+    score_plugins: list[ScorePlugin]
+    score_weights: dict[str, int]
+    _normalizers: set[str]
+    _array_filters: dict[str, _ArrayFilter]
+    _array_scorers: dict[str, _ArrayScore]
+    _array_normalizers: dict[str, _ArrayNormalize]
+
+    @property
+    def snapshot(self) -> Snapshot:
+        raise NotImplementedError  # Framework's
+
+    def _filter_one_plugin(
+        self, p: FilterPlugin, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> list[Status | None]:
+        raise NotImplementedError  # FilterRunners'
+
+    def run_filter_plugins_with_nominated_pods(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> Status:
+        raise NotImplementedError  # FilterRunners'
+
+    def _score_one_plugin(
+        self, p: ScorePlugin, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[Sequence[int], Status | None]:
+        raise NotImplementedError  # ScoreRunners'
+
+    def filter_rows(
+        self, state: CycleState, pod: Pod, rows: Rows, nominated: Sequence[bool] | None = None
+    ) -> tuple[RowMask, dict[int, Status]]:
+        """`run_filter_plugins_on_nodes` for the snapshot's nodes at `rows`: which pass
+        (the mask) and, by position in `rows`, the status of each that does not.
+
+        Plugin by plugin in profile order, each sees the rows every earlier plugin let
+        through: its mask when it has an array form (and `filter` on the rows it rejects,
+        for their statuses), else its batch form or `filter` on each. Rows flagged in
+        `nominated` (nodes with nominated pods) take the per-node path with those pods."""
+        infos = self.snapshot.node_info_list
+        passed = np.ones(len(rows), np.bool_)
+        rejected: dict[int, Status] = {}
+        live = np.arange(len(rows))
+        if nominated is not None:
+            flagged = np.fromiter(nominated, np.bool_, len(rows))
+            for i in np.flatnonzero(flagged).tolist():
+                s = self.run_filter_plugins_with_nominated_pods(state, pod, infos[rows[i]])
+                if s.code is not Code.Success:
+                    passed[i] = False
+                    rejected[i] = s
+            live = live[~flagged]
+        skip = state.skip_filter_plugins
+        columns: NodeColumns | None = None
+        for p in self.filter_plugins:
+            if not live.size:
+                break
+            if skip and p.name in skip:
+                continue
+            live_rows = rows[live]
+            mask: RowMask | None = None
+            array_filter = self._array_filters.get(p.name)
+            if array_filter is not None:
+                if columns is None:
+                    columns = self.snapshot.columns
+                mask = _mask_of(array_filter, state, pod, columns, live_rows)
+            if mask is not None:
+                if mask.all():
+                    continue
+                out = np.flatnonzero(~mask)
+                answers: list[Status | None] = [
+                    _filter_node(p, state, pod, infos[r]) for r in live_rows[out].tolist()
+                ]
+            else:
+                out = np.arange(live.size)
+                answers = self._filter_one_plugin(p, state, pod, [infos[r] for r in live_rows])
+                if answers.count(None) == len(answers):
+                    continue
+            keep = np.ones(live.size, np.bool_)
+            for j, answer in zip(out.tolist(), answers, strict=True):
+                if answer is None or answer.code is Code.Success:
+                    continue
+                i = int(live[j])
+                keep[j] = False
+                passed[i] = False
+                if answer.is_rejected:
+                    rejected[i] = answer.with_plugin(p.name)
+                else:
+                    msg = f'running "{p.name}" filter plugin'
+                    rejected[i] = wrap_error(msg, p.name, answer)
+            live = live[keep]
+        return passed, rejected
+
+    def score_rows(
+        self, state: CycleState, pod: Pod, rows: Rows
+    ) -> tuple[RowScoring | None, Status | None]:
+        """`run_score_plugins` for the snapshot's nodes at `rows`, as arrays: Score (the
+        array form, else the batch form or `score` per node), NormalizeScore, the range
+        check [0, 100] and the weights, plugin by plugin; the first failure ends the cycle
+        (its status, and no scoring)."""
+        infos = self.snapshot.node_info_list
+        nodes: list[NodeInfo] | None = None
+        columns: NodeColumns | None = None
+        plugins: list[str] = []
+        weighted: list[RowScores] = []
+        total = np.zeros(len(rows), np.int64)
+        for p in self.score_plugins:
+            if p.name in state.skip_score_plugins:
+                continue
+            values: RowScores | list[int] | None = None
+            array_score = self._array_scorers.get(p.name)
+            if array_score is not None:
+                if columns is None:
+                    columns = self.snapshot.columns
+                try:
+                    found, s = array_score(state, pod, columns, rows)
+                except Exception:
+                    pass  # `score` node by node says how it fails
+                else:
+                    if s is not None and not s.is_success:
+                        msg = f'running Score plugins: plugin "{p.name}" failed with'
+                        return None, wrap_error(msg, p.name, s)
+                    values = _checked_scores(found, len(rows))
+            if values is None:
+                if nodes is None:
+                    nodes = [infos[r] for r in rows.tolist()]
+                scored, s = self._score_one_plugin(p, state, pod, nodes)
+                if s is not None:
+                    return None, s
+                values = list(scored)
+            if p.name in self._normalizers:
+                values, s = self._normalize(p, state, pod, rows, values)
+                if s is not None:
+                    return None, s
+            array, s = _in_range(p.name, values)
+            if s is not None:
+                return None, s
+            weight = self.score_weights[p.name]
+            if weight != 1:
+                array = array * weight
+            plugins.append(p.name)
+            weighted.append(array)
+            total += array
+        return RowScoring(rows, plugins, weighted, total), None
+
+    def _normalize(
+        self,
+        p: ScorePlugin,
+        state: CycleState,
+        pod: Pod,
+        rows: Rows,
+        values: RowScores | list[int],
+    ) -> tuple[RowScores | list[int], Status | None]:
+        """NormalizeScore of one plugin: its array form when it has one (NormalizeScore
+        per NodeScore when that raises), else `normalize_score` on NodeScores."""
+        array_normalize = self._array_normalizers.get(p.name)
+        if array_normalize is not None and not isinstance(values, list):
+            try:
+                out, s = array_normalize(state, pod, values.copy())
+            except Exception:
+                pass
+            else:
+                if s is not None and not s.is_success:
+                    return values, _normalize_failed(p.name, s)
+                checked = _checked_scores(out, len(values))
+                if checked is not None:
+                    return checked, None
+        infos = self.snapshot.node_info_list
+        nodes = [infos[r] for r in rows.tolist()]
+        plain = values if isinstance(values, list) else values.tolist()
+        scores = [NodeScore(info.name, v) for info, v in zip(nodes, plain, strict=True)]
+        try:
+            s = p.normalize_score(state, pod, scores)
+        except Exception as exc:
+            s = raised(p, exc)
+        if s is not None and not s.is_success:
+            return values, _normalize_failed(p.name, s)
+        return [ns.score for ns in scores], None
+
+
+def _filter_node(p: FilterPlugin, state: CycleState, pod: Pod, info: NodeInfo) -> Status | None:
+    """`filter` on one node; an exception is the Error the per-node runner makes of it."""
+    try:
+        return p.filter(state, pod, info)
+    except Exception as exc:
+        return raised(p, exc)
+
+
+def _normalize_failed(name: str, s: Status) -> Status:
+    msg = f'running Normalize on Score plugins: plugin "{name}" failed with'
+    return wrap_error(msg, name, s)
+
+
+def _mask_of(
+    array_filter: _ArrayFilter, state: CycleState, pod: Pod, columns: NodeColumns, rows: Rows
+) -> RowMask | None:
+    """An array Filter's mask of `rows`, or None when it raised or answered something else
+    than one bool per row (the caller then asks the per-node form)."""
+    try:
+        mask = array_filter(state, pod, columns, rows)
+    except Exception:
+        return None
+    if not isinstance(mask, np.ndarray) or mask.shape != rows.shape:
+        return None
+    return mask if mask.dtype == np.bool_ else mask.astype(np.bool_)
+
+
+def _checked_scores(found: object, size: int) -> RowScores | None:
+    """An array Score's answer as int64, or None when it is not one score per row."""
+    if not isinstance(found, np.ndarray) or found.shape != (size,):
+        return None
+    if found.dtype == np.int64:
+        return found
+    if found.dtype.kind not in "iub":
+        return None
+    return found.astype(np.int64)
+
+
+def _in_range(name: str, values: RowScores | list[int]) -> tuple[RowScores, Status | None]:
+    """The scores as int64 when all lie in [MIN_NODE_SCORE, MAX_NODE_SCORE], else the
+    per-node runner's Error naming the first one out of range."""
+    if isinstance(values, list):
+        ok = all(MIN_NODE_SCORE <= v <= MAX_NODE_SCORE for v in values)
+        bad = None if ok else next(v for v in values if not MIN_NODE_SCORE <= v <= MAX_NODE_SCORE)
+        array = np.array(values if ok else [], np.int64)
+    else:
+        array = values
+        out = (array < MIN_NODE_SCORE) | (array > MAX_NODE_SCORE)
+        bad = int(array[np.flatnonzero(out)[0]]) if out.any() else None
+    if bad is None:
+        return array, None
+    msg = (
+        f'applying score defaultWeights on Score plugins: plugin "{name}" '
+        f"returns an invalid score {bad}, it should in the range of "
+        f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
+    )
+    return array, Status(Code.Error, error=RuntimeError(msg), plugin=name)
