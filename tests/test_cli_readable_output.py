@@ -233,13 +233,13 @@ def test_only_rejects_an_unknown_status(capsys: pytest.CaptureFixture[str]) -> N
 
 
 def dump(tmp_path: Path) -> Path:
-    """A cluster dump: nodes and pods among 120 ConfigMaps, 3 Secrets and a Deployment."""
+    """A cluster dump: nodes and pods among 120 ConfigMaps, 3 Secrets and a CronJob."""
     docs = [
         f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cm-{i}, namespace: default}}\n"
         for i in range(120)
     ]
     docs[5:5] = [f"apiVersion: v1\nkind: Secret\nmetadata: {{name: s-{i}}}\n" for i in range(3)]
-    docs.append("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n")
+    docs.append("apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: nightly}\n")
     path = tmp_path / "dump.yaml"
     path.write_text("---\n".join(docs), encoding="utf-8")
     return path
@@ -259,14 +259,14 @@ def test_skipped_objects_are_counted_per_kind(
         f"skipped 3 objects (first {path} document 6): "
         'kind "Secret" (v1) is not registered by any installed package',
         f"skipped {path} document 124: "
-        'kind "Deployment" (apps/v1) is not registered by any installed package',
+        'kind "CronJob" (batch/v1) is not registered by any installed package',
     ]
 
     data = json.loads(run(capsys, monkeypatch, None, "simulate", basic, str(path), "-o", "json"))
     assert [(s["kind"], s["count"], s["document"]) for s in data["skipped"]] == [
         ("ConfigMap", 120, 1),
         ("Secret", 3, 6),
-        ("Deployment", 1, 124),
+        ("CronJob", 1, 124),
     ]
     assert data["summary"]["pods"] == 7
 

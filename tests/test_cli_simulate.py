@@ -295,16 +295,16 @@ def test_without_the_second_profile_its_pods_stay_pending(
 
 
 def test_unregistered_kind_is_skipped_not_fatal(capsys: pytest.CaptureFixture[str]) -> None:
-    data = _json(capsys, str(BASIC), str(DATA / "deployment.yaml"))
+    data = _json(capsys, str(BASIC), str(DATA / "cronjob.yaml"))
 
     assert data["skipped"] == [
         {
-            "apiVersion": "apps/v1",
-            "kind": "Deployment",
+            "apiVersion": "batch/v1",
+            "kind": "CronJob",
             "count": 1,
-            "file": str(DATA / "deployment.yaml"),
+            "file": str(DATA / "cronjob.yaml"),
             "document": 1,
-            "reason": 'kind "Deployment" (apps/v1) is not registered by any installed package',
+            "reason": 'kind "CronJob" (batch/v1) is not registered by any installed package',
         }
     ]
     for entry in data["skipped"]:
@@ -317,11 +317,11 @@ def test_unregistered_kind_is_reported_in_the_table(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("COLUMNS", "250")
-    run = _run(capsys, "simulate", str(BASIC), str(DATA / "deployment.yaml"))
+    run = _run(capsys, "simulate", str(BASIC), str(DATA / "cronjob.yaml"))
 
     assert run.code == 0, run.err
-    assert f"skipped {DATA / 'deployment.yaml'} document 1" in run.out
-    assert 'kind "Deployment"' in run.out
+    assert f"skipped {DATA / 'cronjob.yaml'} document 1" in run.out
+    assert 'kind "CronJob"' in run.out
 
 
 def test_seed_changes_tie_breaking_not_what_is_bound(capsys: pytest.CaptureFixture[str]) -> None:

@@ -44,6 +44,11 @@ KINDS: Final = {
     "storage.k8s.io/v1/CSIStorageCapacity": "V1CSIStorageCapacity",
     "storage.k8s.io/v1/VolumeAttachment": "V1VolumeAttachment",
     "policy/v1/PodDisruptionBudget": "V1PodDisruptionBudget",
+    "apps/v1/Deployment": "V1Deployment",
+    "apps/v1/ReplicaSet": "V1ReplicaSet",
+    "apps/v1/StatefulSet": "V1StatefulSet",
+    "apps/v1/DaemonSet": "V1DaemonSet",
+    "batch/v1/Job": "V1Job",
 }
 LIST: Final = "List"
 _LIST_FIELDS: Final = {"apiVersion": "", "kind": "", "items": "", "metadata": "V1ListMeta"}

@@ -85,7 +85,8 @@ class PodResultView(Protocol):
 
     @property
     def status(self) -> str:
-        """Bound, Unschedulable, Error, Waiting, Pending, Preempted or Terminating."""
+        """Bound, Unschedulable, Error, Waiting, Pending, Preempted, Terminating, or
+        Succeeded / Failed for a pod that ran and finished (the pod lifecycle)."""
         ...
 
     @property

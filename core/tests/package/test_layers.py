@@ -30,6 +30,7 @@ LAYERS = {
     "config": 2,
     "queue": 2,
     "cache": 2,
+    "workloads": 2,
     "scheduler": 3,
     "simulate": 4,
     "run": 4,

@@ -39,10 +39,21 @@ HOOKSPECS_API = {
     "kubesched_register_kinds", "kubesched_report_sections",
 }  # fmt: skip
 
+WORKLOADS_API = {
+    "CONTROLLER_UID", "DURATION_ANNOTATION", "HOOKS_NAME", "JOB_NAME", "POD_TEMPLATE_HASH",
+    "RESULT_ANNOTATION", "DaemonSet", "DaemonSetController", "Deployment",
+    "DeploymentController", "Job", "JobController", "PodLifecycle", "PodTemplateSpec",
+    "ReplicaSet", "ReplicaSetController", "StatefulSet", "StatefulSetController", "Workload",
+    "add_daemon_tolerations", "backoff_delay", "compute_hash", "node_should_run",
+    "pod_duration", "register", "replace_node_name_affinity", "safe_encode_string",
+    "workload_kinds",
+}  # fmt: skip
+
 PUBLIC_APIS = {
     "kubesched.framework": FRAMEWORK_API,
     "kubesched.framework.preemption": PREEMPTION_API,
     "kubesched.hookspecs": HOOKSPECS_API,
+    "kubesched.workloads": WORKLOADS_API,
 }
 
 

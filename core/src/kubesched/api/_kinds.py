@@ -6,26 +6,34 @@ PodGroup makes PodGroup manifests loadable and storable with no change to core.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from kubesched.api._base import K8sModel
 from kubesched.api._cluster_kinds import Namespace, PriorityClass
 from kubesched.api._node import Node
 from kubesched.api._pod import Pod
 
-__all__ = ["KindInfo", "KindRegistry", "core_kinds"]
+__all__ = ["KindInfo", "KindRegistry", "KindValidator", "core_kinds"]
+
+
+KindValidator = Callable[[Any, "KindRegistry"], Sequence[Any]]
+"""`validate(obj, kinds)`: the `kubesched.api.field.FieldError`s the API server would refuse
+a new object of the kind for (after defaulting), `kinds` being the cluster's registry."""
 
 
 @dataclass(frozen=True)
 class KindInfo:
-    """One API kind: how manifests name it and which model holds it."""
+    """One API kind: how manifests name it and which model holds it, and optionally how
+    the embedded cluster validates a new object of it (`validate`)."""
 
     api_version: str
     kind: str
     plural: str
     namespaced: bool
     model: type[K8sModel]
+    validate: KindValidator | None = None
 
     @property
     def group(self) -> str:

@@ -38,6 +38,8 @@ STATUS_STYLE = {
     "Pending": "magenta",
     "Preempted": "blue",
     "Terminating": "cyan",
+    "Succeeded": "green",
+    "Failed": "red",
 }
 
 
@@ -69,7 +71,7 @@ def render_summary(result: SimulationResult, console: Console, *, reasons: bool)
     """The summary line, with `reasons` the Reasons table, then what was skipped and the
     default plugins left out."""
     console.print(summary_line(result))
-    if reasons and any(p.status != "Bound" for p in result.pods):
+    if reasons and result.reasons():
         console.print(reasons_table(result, console))
     for line in skipped_lines(result.skipped):
         console.print(line)
@@ -83,8 +85,8 @@ def summary_line(result: SimulationResult) -> str:
     s = result.summary
     rare = "".join(
         f", [{STATUS_STYLE[k]}]{s[k.lower()]} {k.lower()}[/]"
-        for k in ("Error", "Preempted", "Terminating")
-        if s[k.lower()]
+        for k in ("Error", "Preempted", "Terminating", "Succeeded", "Failed")
+        if s.get(k.lower())
     )
     return (
         f"[bold]{s['pods']} pods[/]: [green]{s['bound']} bound[/], "

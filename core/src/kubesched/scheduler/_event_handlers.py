@@ -67,10 +67,13 @@ def _lower_or_equal_priority(priority: int) -> Callable[[Pod], bool]:
     return lambda p: p.priority <= priority
 
 
-_NOT_QUEUE_EVENTS: Final = frozenset({"Namespace", "PriorityClass"})
+_NOT_QUEUE_EVENTS: Final = frozenset(
+    {"Namespace", "PriorityClass", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job"}
+)
 """Kinds the scheduler reads but never turns into queue events: upstream has no
 EventResource for them (pkg/scheduler/framework/types.go, eventhandlers.go), so even a
-plugin registered for every event is not woken by a namespace or PriorityClass change."""
+plugin registered for every event is not woken by a namespace, PriorityClass or workload
+change (the workloads' pods bring their own events)."""
 
 
 class EventHandlers:

@@ -54,6 +54,7 @@ from kubesched.scheduler import AttemptError, Explanation
 from kubesched.simulate._manifests import SkippedObject
 
 __all__ = [
+    "PLACED",
     "POD_OUTCOMES",
     "NodeAllocation",
     "PodOutcome",
@@ -63,9 +64,19 @@ __all__ = [
 ]
 
 PodOutcome = Literal[
-    "Bound", "Unschedulable", "Error", "Waiting", "Pending", "Preempted", "Terminating"
+    "Bound",
+    "Unschedulable",
+    "Error",
+    "Waiting",
+    "Pending",
+    "Preempted",
+    "Terminating",
+    "Succeeded",
+    "Failed",
 ]
 POD_OUTCOMES: tuple[PodOutcome, ...] = get_args(PodOutcome)
+PLACED: frozenset[PodOutcome] = frozenset({"Bound", "Succeeded", "Failed"})
+"""Outcomes of a pod the scheduler placed: bound, or bound and since finished."""
 
 
 @dataclass(frozen=True)
@@ -157,11 +168,18 @@ class SimulationResult:
             "pending": self.count("Pending"),
             "preempted": self.count("Preempted"),
             "terminating": self.count("Terminating"),
+            **self._finished(),
             "nodes": len(self.nodes),
             "virtualSeconds": round(self.virtual_seconds, 3),
             "seed": self.seed,
             "attempts": self.attempts,
         }
+
+    def _finished(self) -> dict[str, int]:
+        """`succeeded` and `failed`, only when some pod finished (the pod lifecycle), so a
+        run without finishing pods reports exactly as before."""
+        counts = {"succeeded": self.count("Succeeded"), "failed": self.count("Failed")}
+        return counts if any(counts.values()) else {}
 
     def pod(self, name: str, namespace: str = "default") -> PodResult:
         """The result of one pod (KeyError when there is none)."""
@@ -178,11 +196,11 @@ class SimulationResult:
         raise KeyError(key)
 
     def reasons(self) -> list[dict[str, Any]]:
-        """Pods not bound, counted by status and message, most frequent first (then by
-        status and message): `[{"status", "message", "count"}]`."""
+        """Pods not bound (nor finished after running), counted by status and message, most
+        frequent first (then by status and message): `[{"status", "message", "count"}]`."""
         counts: dict[tuple[PodOutcome, str], int] = {}
         for p in self.pods:
-            if p.status != "Bound":
+            if p.status not in PLACED:
                 counts[p.status, p.message] = counts.get((p.status, p.message), 0) + 1
 
         def order(item: tuple[tuple[PodOutcome, str], int]) -> tuple[int, int, str]:

@@ -49,6 +49,7 @@ from kubesched.simulate._results import (
     group_skipped,
 )
 from kubesched.simulate._sections import collect_sections
+from kubesched.workloads import register as register_workloads
 
 __all__ = ["Progress", "Simulation", "simulate"]
 
@@ -110,6 +111,7 @@ class Simulation:
         self.clock = VirtualClock()
         self.loop = VirtualTimeLoop(self.clock)
         self.pm = hooks if hooks is not None else make_plugin_manager()
+        register_workloads(self.pm)
         self.cluster = MemoryCluster(default_kinds(self.pm), self.clock, uid_seed=seed)
         self.scheduler: Scheduler | None = None
         self.observers: list[SchedulerObserver] = []
@@ -271,7 +273,11 @@ class Simulation:
         node: str | None = None
         message = ""
         fwk = sched.framework_for_pod(pod)
-        if pod.spec.node_name:
+        if pod.spec.node_name and pod.is_terminal:
+            # finished (the pod lifecycle): its node is where it ran
+            status = "Succeeded" if pod.status.phase == "Succeeded" else "Failed"
+            node = pod.spec.node_name
+        elif pod.spec.node_name:
             status, node = "Bound", pod.spec.node_name
         elif fwk is None:
             status = "Pending"
@@ -350,6 +356,7 @@ def simulate(
     and `warn` say what an unknown field in a manifest is (see `load_manifests`).
     `fast_path` False keeps the per-node Filter/Score path (same placements, slower)."""
     pm = make_plugin_manager()
+    register_workloads(pm)
     registry = PluginRegistry.discover()
     source = os.fspath(config) if config is not None else None
     resolved = resolve(load_config(config), registry, source)

@@ -311,7 +311,7 @@ class MemoryCluster(Cluster):
         meta = new.metadata  # type: ignore[attr-defined]
         self._normalize_namespace(info, meta)
         self._admission.admit(new, info.plural, self._priority_classes, self._priority_class)
-        validate_on_create(new, info)
+        validate_on_create(new, info, self.kinds)
         key = self._key_of(info, meta)
         store = self._stores.setdefault(info.kind, {})
         if key in store:

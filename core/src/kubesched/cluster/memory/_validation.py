@@ -10,7 +10,7 @@ ValidateNamespace, ValidateObjectMeta), pkg/apis/scheduling/validation/validatio
 (ValidatePriorityClass) and staging/src/k8s.io/apiserver/pkg/registry/rest/create.go
 (BeforeCreate), whose errors.NewInvalid names the kind as ``<Kind>.<group>``. Only the rules
 that bear on scheduling are ported (see `_validation_pod`); kinds that plugin packages
-register are not validated here.
+register are validated by the `validate` function their `KindInfo` names, if any.
 """
 
 from __future__ import annotations
@@ -18,7 +18,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
-from kubesched.api import K8sModel, KindInfo, Namespace, Node, ObjectMeta, Pod, PriorityClass
+from kubesched.api import (
+    K8sModel,
+    KindInfo,
+    KindRegistry,
+    Namespace,
+    Node,
+    ObjectMeta,
+    Pod,
+    PriorityClass,
+)
 from kubesched.api.field import FieldError, aggregate, forbidden, invalid, required
 from kubesched.api.validation import is_qualified_name, validate_labels
 from kubesched.cluster.memory._admission import SYSTEM_PRIORITY_CLASSES, AdmissionError
@@ -37,9 +46,10 @@ _SYSTEM_PREFIX: Final = "system-"
 NameCheck = Callable[[str, bool], list[str]]
 
 
-def validate_on_create(obj: K8sModel, info: KindInfo) -> None:
+def validate_on_create(obj: K8sModel, info: KindInfo, kinds: KindRegistry | None = None) -> None:
     """Raise AdmissionError (reason ``invalid``) when the API server would refuse `obj`,
-    which has been defaulted and admitted already."""
+    which has been defaulted and admitted already. A kind registered with a `validate`
+    function is checked by it (given `kinds`, the cluster's registry)."""
     errors: list[FieldError]
     if isinstance(obj, Pod):
         errors = _meta(obj.metadata, True, name_is_dns_subdomain) + validate_pod_spec(obj)
@@ -49,11 +59,16 @@ def validate_on_create(obj: K8sModel, info: KindInfo) -> None:
         errors = _priority_class(obj)
     elif isinstance(obj, Namespace):
         errors = _meta(obj.metadata, False, name_is_dns_label)
+    elif info.validate is not None:
+        meta: ObjectMeta = obj.metadata  # type: ignore[attr-defined]
+        errors = _meta(meta, info.namespaced, name_is_dns_subdomain)
+        errors += info.validate(obj, kinds if kinds is not None else KindRegistry())
     else:
         return
     if errors:
         kind = f"{info.kind}.{info.group}" if info.group else info.kind
-        raise AdmissionError(kind, obj.metadata.name, aggregate(errors), reason="invalid")
+        name: str = obj.metadata.name  # type: ignore[attr-defined]
+        raise AdmissionError(kind, name, aggregate(errors), reason="invalid")
 
 
 def _meta(meta: ObjectMeta, namespaced: bool, check_name: NameCheck) -> list[FieldError]:

@@ -1,0 +1,312 @@
+"""The workload controllers on the embedded cluster: the pods each makes, their names,
+labels and owner references, ordering, scaling and completion (upstream pkg/controller)."""
+
+from __future__ import annotations
+
+import pytest
+from workload_harness import bind_all, names, pods_of, run, settle
+
+from kubesched.api import Pod
+from kubesched.cluster.memory import MemoryCluster
+from kubesched.workloads import POD_TEMPLATE_HASH, compute_hash
+
+NODES = """
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {zone: a}}
+status: {allocatable: {cpu: "8", pods: "110"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2, labels: {zone: b}}
+spec: {taints: [{key: dedicated, value: gpu, effect: NoSchedule}]}
+status: {allocatable: {cpu: "8", pods: "110"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n3, labels: {zone: b}}
+spec: {unschedulable: true, taints: [{key: node.kubernetes.io/unschedulable, effect: NoSchedule}]}
+status: {allocatable: {cpu: "8", pods: "110"}}
+"""
+
+DEPLOYMENT = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      priorityClassName: high
+      containers: [{name: web, image: nginx}]
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: shop}
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 1000
+"""
+
+
+def test_a_deployment_makes_a_replicaset_named_by_its_template_hash_and_its_pods() -> None:
+    async def check(cluster: MemoryCluster) -> tuple[list[str], list[Pod], str]:
+        return names(cluster, "ReplicaSet"), pods_of(cluster, "web-"), ""
+
+    rs_names, pods, _ = run(DEPLOYMENT, check)
+
+    [deployment_rs] = rs_names
+    template_hash = deployment_rs.removeprefix("web-")
+    assert len(pods) == 3
+    for pod in pods:
+        # <rs>-<5 characters of the safe alphabet>
+        prefix, _, suffix = pod.metadata.name.rpartition("-")
+        assert prefix == deployment_rs
+        assert len(suffix) == 5 and set(suffix) <= set("bcdfghjklmnpqrstvwxz2456789")
+        assert pod.metadata.namespace == "shop"
+        assert pod.metadata.labels == {"app": "web", POD_TEMPLATE_HASH: template_hash}
+        [ref] = pod.metadata.owner_references
+        assert (ref.kind, ref.name, ref.controller) == ("ReplicaSet", deployment_rs, True)
+        assert pod.spec.priority == 1000  # the priorityClassName admission, as for any pod
+
+
+def test_the_replicaset_and_its_template_carry_the_hash() -> None:
+    async def check(cluster: MemoryCluster) -> tuple[object, object]:
+        [rs] = cluster.list("ReplicaSet")
+        [deployment] = cluster.list("Deployment")
+        return rs, deployment
+
+    rs, deployment = run(DEPLOYMENT, check)
+    template_hash = compute_hash(deployment.spec.template)  # type: ignore[attr-defined]
+    assert rs.metadata.name == f"web-{template_hash}"  # type: ignore[attr-defined]
+    assert rs.spec.selector.match_labels == {"app": "web", POD_TEMPLATE_HASH: template_hash}  # type: ignore[attr-defined]
+    assert rs.spec.template.metadata.labels[POD_TEMPLATE_HASH] == template_hash  # type: ignore[attr-defined]
+    [ref] = rs.metadata.owner_references  # type: ignore[attr-defined]
+    assert (ref.kind, ref.name, ref.uid) == ("Deployment", "web", deployment.metadata.uid)  # type: ignore[attr-defined]
+    assert rs.status.replicas == 3  # type: ignore[attr-defined]
+
+
+def test_the_same_seed_gives_the_same_names_and_another_seed_other_ones() -> None:
+    async def pod_names(cluster: MemoryCluster) -> list[str]:
+        return names(cluster)
+
+    first = run(DEPLOYMENT, pod_names, seed=3)
+    assert run(DEPLOYMENT, pod_names, seed=3) == first
+    assert run(DEPLOYMENT, pod_names, seed=4) != first
+
+
+def test_scaling_a_replicaset_down_deletes_unbound_pods_first() -> None:
+    async def scale(cluster: MemoryCluster) -> tuple[list[str], list[str]]:
+        pods = pods_of(cluster, "web-")
+        await cluster.bind(pods[0], "n1")
+        [deployment] = cluster.list("Deployment")
+        spec = deployment.spec.model_copy(update={"replicas": 1})
+        await cluster.update(deployment.model_copy(update={"spec": spec}))
+        await settle(cluster)
+        return [pods[0].metadata.name], names(cluster)
+
+    bound, left = run(DEPLOYMENT, scale)
+    assert left == bound
+
+
+STATEFULSET = """
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  serviceName: db
+  replicas: 3
+  podManagementPolicy: %s
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers: [{name: db, image: postgres}]
+"""
+
+
+def test_an_ordered_statefulset_creates_the_next_ordinal_once_the_previous_is_bound() -> None:
+    async def step(cluster: MemoryCluster) -> list[list[str]]:
+        seen = [names(cluster)]
+        for _ in range(3):
+            await bind_all(cluster, ["n1"])
+            await settle(cluster)
+            seen.append(names(cluster))
+        return seen
+
+    seen = run(STATEFULSET % "OrderedReady", step)
+    assert seen == [
+        ["db-0"],
+        ["db-0", "db-1"],
+        ["db-0", "db-1", "db-2"],
+        ["db-0", "db-1", "db-2"],
+    ]
+
+
+def test_a_parallel_statefulset_creates_every_ordinal_at_once_with_identity_labels() -> None:
+    async def check(cluster: MemoryCluster) -> list[Pod]:
+        return pods_of(cluster, "db-")
+
+    pods = run(STATEFULSET % "Parallel", check)
+    assert [p.metadata.name for p in pods] == ["db-0", "db-1", "db-2"]
+    assert pods[2].metadata.labels == {
+        "app": "db",
+        "statefulset.kubernetes.io/pod-name": "db-2",
+        "apps.kubernetes.io/pod-index": "2",
+    }
+    assert pods[2].metadata.owner_references[0].kind == "StatefulSet"
+
+
+DAEMONSET = """
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      %s
+      containers: [{name: a, image: agent}]
+"""
+
+
+@pytest.mark.parametrize(
+    ("extra", "nodes"),
+    [
+        # n2's dedicated=gpu taint is not tolerated; n3 is cordoned, which daemons tolerate
+        ("nodeSelector: {}", ["n1", "n3"]),
+        ("tolerations: [{operator: Exists}]", ["n1", "n2", "n3"]),
+        ("nodeSelector: {zone: b}", ["n3"]),
+    ],
+)
+def test_a_daemonset_pins_one_pod_to_each_eligible_node(extra: str, nodes: list[str]) -> None:
+    async def check(cluster: MemoryCluster) -> list[Pod]:
+        return pods_of(cluster, "agent-")
+
+    pods = run(NODES + "---" + DAEMONSET % extra, check)
+    pinned = []
+    for pod in pods:
+        required = (
+            pod.spec.affinity.node_affinity.required_during_scheduling_ignored_during_execution
+        )  # type: ignore[union-attr]
+        [term] = required.node_selector_terms  # type: ignore[union-attr]
+        assert term.match_expressions == []
+        [field] = term.match_fields
+        assert (field.key, field.operator) == ("metadata.name", "In")
+        pinned += field.values
+        tolerated = {(t.key, t.effect) for t in pod.spec.tolerations}
+        assert ("node.kubernetes.io/not-ready", "NoExecute") in tolerated
+        assert ("node.kubernetes.io/unschedulable", "NoSchedule") in tolerated
+        assert ("node.kubernetes.io/network-unavailable", "NoSchedule") not in tolerated
+    assert sorted(pinned) == nodes
+
+
+def test_a_daemonset_follows_nodes_that_come_and_go() -> None:
+    async def change(cluster: MemoryCluster) -> list[str]:
+        await cluster.delete("Node", "n1")
+        await settle(cluster)
+        return sorted(
+            p.spec.affinity.node_affinity.required_during_scheduling_ignored_during_execution.node_selector_terms[
+                0
+            ]
+            .match_fields[0]
+            .values[0]  # type: ignore[union-attr]
+            for p in pods_of(cluster, "agent-")
+        )
+
+    assert run(NODES + "---" + DAEMONSET % "nodeSelector: {}", change) == ["n3"]
+
+
+JOB = """
+apiVersion: batch/v1
+kind: Job
+metadata: {name: crunch, annotations: {simulation.kubesched.io/duration: 30s}}
+spec:
+  parallelism: 2
+  completions: 5
+  template:
+    metadata: {annotations: %s}
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox}]
+"""
+
+
+def test_a_job_keeps_parallelism_pods_running_until_completions_succeed() -> None:
+    async def work(cluster: MemoryCluster) -> tuple[list[int], object, float]:
+        active = []
+        loop = __import__("asyncio").get_running_loop()
+        while True:
+            running = [p for p in pods_of(cluster, "crunch-") if not p.is_terminal]
+            active.append(len(running))
+            if not running:
+                break
+            await bind_all(cluster, ["n1"])
+            await settle(cluster)
+        return active, cluster.get("Job", "crunch", "default"), loop.time()
+
+    active, job, elapsed = run(JOB % "{}", work)
+    assert active == [2, 2, 1, 0]  # 2 + 2 + 1 = 5 completions
+    assert job.status.succeeded == 5 and job.status.failed == 0  # type: ignore[attr-defined]
+    assert [c.type for c in job.status.conditions] == ["Complete"]  # type: ignore[attr-defined]
+    assert elapsed >= 90  # three rounds of 30 s
+
+
+def test_job_pods_carry_the_job_labels_and_owner() -> None:
+    async def check(cluster: MemoryCluster) -> tuple[list[Pod], object]:
+        return pods_of(cluster, "crunch-"), cluster.get("Job", "crunch", "default")
+
+    pods, job = run(JOB % "{}", check)
+    uid = job.metadata.uid  # type: ignore[attr-defined]
+    for pod in pods:
+        assert pod.metadata.labels == {
+            "batch.kubernetes.io/controller-uid": uid,
+            "batch.kubernetes.io/job-name": "crunch",
+            "controller-uid": uid,
+            "job-name": "crunch",
+        }
+        assert pod.metadata.name.startswith("crunch-") and len(pod.metadata.name) == 12
+        assert pod.metadata.annotations["simulation.kubesched.io/duration"] == "30s"
+
+
+def test_a_job_whose_pods_fail_backs_off_and_fails_past_its_backoff_limit() -> None:
+    failing = "{simulation.kubesched.io/result: Failed}"
+
+    async def work(cluster: MemoryCluster) -> tuple[object, int, float]:
+        loop = __import__("asyncio").get_running_loop()
+        for _ in range(20):
+            await bind_all(cluster, ["n1"])
+            await settle(cluster)
+        return (
+            cluster.get("Job", "crunch", "default"),
+            len(pods_of(cluster, "crunch-")),
+            loop.time(),
+        )
+
+    text = (JOB % failing).replace("completions: 5", "completions: 5\n  backoffLimit: 2")
+    job, created, elapsed = run(text, work)
+    # two rounds of two pods: 2 failures are within the limit of 2, 4 are past it
+    assert job.status.failed == 4  # type: ignore[attr-defined]
+    [condition] = job.status.conditions  # type: ignore[attr-defined]
+    assert (condition.type, condition.reason) == ("Failed", "BackoffLimitExceeded")
+    assert created == 4
+    assert elapsed >= 30 + 20 + 30  # the second round waited out a backoff of 2 failures
+
+
+def test_an_indexed_job_runs_each_index_once() -> None:
+    async def work(cluster: MemoryCluster) -> list[str]:
+        for _ in range(4):
+            await bind_all(cluster, ["n1"])
+            await settle(cluster)
+        return sorted(
+            p.metadata.annotations["batch.kubernetes.io/job-completion-index"]
+            for p in pods_of(cluster, "crunch-")
+        )
+
+    text = (JOB % "{}").replace("completions: 5", "completions: 3\n  completionMode: Indexed")
+    assert run(text, work) == ["0", "1", "2"]
