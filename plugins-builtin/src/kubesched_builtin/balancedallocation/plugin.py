@@ -17,20 +17,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Final
 
+import numpy as np
+
 from kubesched.api import CPU, EPHEMERAL_STORAGE, MEMORY, Pod, pod_requests
 from kubesched.features import feature_enabled
 from kubesched.framework import (
     MAX_NODE_SCORE,
     CycleState,
     Handle,
+    NodeColumns,
     NodeInfo,
     PreScorePlugin,
+    Rows,
+    RowScores,
     ScorePlugin,
     StateData,
     Status,
 )
 from kubesched_builtin.balancedallocation.args import NodeResourcesBalancedAllocationArgs
-from kubesched_builtin.balancedallocation.vectorized import balanced_scores
+from kubesched_builtin.balancedallocation.vectorized import balanced_array, balanced_scores
 from kubesched_builtin.helper.columns import snapshot_rows
 from kubesched_builtin.names import NODE_RESOURCES_BALANCED_ALLOCATION
 
@@ -159,4 +164,17 @@ class NodeResourcesBalancedAllocation(
         scores = balanced_scores(nodes, self.resources, requests, snapshot_rows(self.handle, nodes))
         if scores is None:
             return [self.score(state, pod, n)[0] for n in nodes], None
+        return scores, None
+
+    def score_array(
+        self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Rows
+    ) -> tuple[RowScores, Status | None]:
+        """Score on the snapshot's columns (ArrayScorePlugin); raises (so `score` answers)
+        when an amount does not fit in int64."""
+        requests = self._requests(state, pod)
+        if requests is None:
+            return np.zeros(len(rows), np.int64), None
+        scores = balanced_array((), self.resources, requests, (columns, rows))
+        if scores is None:
+            raise OverflowError("amounts beyond int64")
         return scores, None

@@ -19,7 +19,7 @@ from kubesched.api import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
 from kubesched.framework import MAX_NODE_SCORE, NodeInfo
 from kubesched_builtin.helper.columns import Rows
 
-__all__ = ["SAFE_AMOUNT", "balanced_scores"]
+__all__ = ["SAFE_AMOUNT", "balanced_array", "balanced_scores"]
 
 Ints = npt.NDArray[np.int64]
 Floats = npt.NDArray[np.float64]
@@ -35,7 +35,7 @@ def _gather(
     """(allocatable, requested incl. the pod) of `resource` on each node, as
     `plugin.allocatable_and_requested` gives them: from the snapshot's columns at `rows`
     when given, else from the node infos; None when no node counts it."""
-    size = len(nodes)
+    size = len(nodes) if rows is None else len(rows[1])
     if resource not in (CPU, MEMORY, EPHEMERAL_STORAGE) and pod_request == 0:
         return None  # an extended resource the pod does not ask for
     if rows is not None:
@@ -71,10 +71,21 @@ def balanced_scores(
     pod_requests: Sequence[int],
     rows: Rows | None = None,
 ) -> list[int] | None:
+    """`balanced_array` as a list of ints."""
+    scores = balanced_array(nodes, resources, pod_requests, rows)
+    return None if scores is None else scores.tolist()
+
+
+def balanced_array(
+    nodes: Sequence[NodeInfo],
+    resources: Sequence[str],
+    pod_requests: Sequence[int],
+    rows: Rows | None = None,
+) -> Ints | None:
     """`balanced_resource_score` of each node, read from the snapshot's columns at `rows`
-    when given (see `helper.columns`); None when an amount does not fit in int64 (the
-    caller then scores node by node)."""
-    size = len(nodes)
+    when given (see `helper.columns`; `nodes` is then not read, and may be empty); None
+    when an amount does not fit in int64 (the caller then scores node by node)."""
+    size = len(nodes) if rows is None else len(rows[1])
     if any(abs(r) >= SAFE_AMOUNT for r in pod_requests):
         return None
     fractions: list[tuple[npt.NDArray[np.bool_], Floats]] = []
@@ -111,5 +122,5 @@ def balanced_scores(
         spread = np.sqrt(squares / np.where(many, count, 1).astype(np.float64))
         std = np.where(many, spread, std)
     # int() truncates toward zero, as astype does; the value is never negative
-    scores: list[int] = ((1 - std) * MAX_NODE_SCORE).astype(np.int64).tolist()
+    scores: Ints = ((1 - std) * MAX_NODE_SCORE).astype(np.int64)
     return scores

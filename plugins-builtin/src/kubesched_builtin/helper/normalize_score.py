@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+import numpy.typing as npt
+
 from kubesched.framework import MAX_NODE_SCORE, NodeScore
 
-__all__ = ["default_normalize_score"]
+__all__ = ["default_normalize_array", "default_normalize_score"]
 
 
 def _go_div(a: int, b: int) -> int:
@@ -41,3 +44,16 @@ def default_normalize_score(
     for s in scores:
         scaled = _go_div(max_priority * s.score, highest)
         s.score = max_priority - scaled if reverse else scaled
+
+
+def default_normalize_array(
+    scores: npt.NDArray[np.int64], *, reverse: bool = False, max_priority: int = MAX_NODE_SCORE
+) -> npt.NDArray[np.int64]:
+    """`default_normalize_score` on an array of scores (the array NormalizeScore form):
+    the same integer arithmetic, Go's truncating division included."""
+    highest = max(0, int(scores.max())) if len(scores) else 0
+    if highest == 0:
+        return np.full(len(scores), max_priority, np.int64) if reverse else scores
+    product = max_priority * scores
+    scaled = np.where(product >= 0, product // highest, -((-product) // highest))
+    return max_priority - scaled if reverse else scaled

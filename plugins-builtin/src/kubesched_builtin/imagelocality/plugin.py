@@ -12,15 +12,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar, Final
 
+import numpy as np
+
 from kubesched.api import Pod, normalized_image_name
 from kubesched.framework import (
     MAX_NODE_SCORE,
     CycleState,
     ImageStateSummary,
+    NodeColumns,
     NodeInfo,
+    Rows,
+    RowScores,
     ScorePlugin,
     Status,
 )
+from kubesched_builtin.helper.arrays import per_distinct
 from kubesched_builtin.names import IMAGE_LOCALITY
 
 __all__ = [
@@ -106,4 +112,28 @@ class ImageLocality(ScorePlugin):
                 if found is not None:
                     total += _scaled_image_score(found, total_num_nodes)
             scores.append(calculate_priority(total, len(containers)))
+        return scores, None
+
+    def score_array(
+        self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Rows
+    ) -> tuple[RowScores, Status | None]:
+        """Score on the snapshot's columns (ArrayScorePlugin): a row whose image set holds
+        none of the pod's images scores as an empty sum; the others (the sizes are not in
+        the columns) as `score_nodes` scores them."""
+        if not len(rows):
+            return np.zeros(0, np.int64), None
+        if len(self.handle.snapshot) == 0:
+            return np.zeros(0, np.int64), Status.as_error("no nodes in the snapshot")
+        containers = (*pod.spec.init_containers, *pod.spec.containers)
+        images = frozenset(normalized_image_name(c.image) for c in containers)
+        sets = columns.image_sets
+        holds = per_distinct(columns.image_set[rows], lambda i: bool(sets[i] & images), np.bool_)
+        scores = np.full(len(rows), calculate_priority(0, len(containers)), np.int64)
+        if holds.any():
+            at = np.flatnonzero(holds)
+            infos = self.handle.snapshot.node_info_list
+            found, status = self.score_nodes(state, pod, [infos[r] for r in rows[at].tolist()])
+            if status is not None:
+                return np.zeros(0, np.int64), status
+            scores[at] = found
         return scores, None

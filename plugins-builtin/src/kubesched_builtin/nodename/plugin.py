@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar, Final
 
+import numpy as np
+
 from kubesched.api import Pod
 from kubesched.framework import (
     ActionType,
@@ -17,7 +19,10 @@ from kubesched.framework import (
     EnqueueExtensions,
     EventResource,
     FilterPlugin,
+    NodeColumns,
     NodeInfo,
+    RowMask,
+    Rows,
     Status,
 )
 from kubesched_builtin.names import NODE_NAME
@@ -51,6 +56,15 @@ class NodeName(FilterPlugin, EnqueueExtensions):
         if not wanted:
             return [None] * len(nodes)
         return [None if info.name == wanted else Status.unresolvable(ERR_REASON) for info in nodes]
+
+    def filter_mask(self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Rows) -> RowMask:
+        """Filter on the snapshot's columns (ArrayFilterPlugin): only the named node's row
+        passes, every row for a pod that names none."""
+        wanted = pod.spec.node_name
+        if not wanted:
+            return np.ones(len(rows), np.bool_)
+        mask: RowMask = np.equal(rows, columns.index.get(wanted, -1))
+        return mask
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         # upstream (queueing hints on): only a new node can be the named one; no hint

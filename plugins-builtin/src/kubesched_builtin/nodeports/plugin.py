@@ -23,10 +23,13 @@ from kubesched.framework import (
     EventResource,
     FilterPlugin,
     HostPortInfo,
+    NodeColumns,
     NodeInfo,
     PreFilterPlugin,
     PreFilterResult,
     QueueingHint,
+    RowMask,
+    Rows,
     StateData,
     Status,
 )
@@ -100,6 +103,14 @@ class NodePorts(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
             None if fits_ports(ports, info.used_ports) else Status.unschedulable(ERR_REASON)
             for info in nodes
         ]
+
+    def filter_mask(self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Rows) -> RowMask:
+        """Filter on the snapshot's columns (ArrayFilterPlugin): a node no pod uses a host
+        port on passes; the others are left to `filter` (False here: which ports conflict
+        is not in the columns)."""
+        if not isinstance(state.get(PRE_FILTER_STATE_KEY), PreFilterState):
+            raise LookupError(PRE_FILTER_STATE_KEY)  # `filter` gives the Error
+        return ~columns.has_host_ports[rows]
 
     # -- EnqueueExtensions ---------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:

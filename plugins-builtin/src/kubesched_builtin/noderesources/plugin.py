@@ -34,6 +34,9 @@ from kubesched.framework import (
     PreScorePlugin,
     QueueingHint,
     Resource,
+    RowMask,
+    Rows,
+    RowScores,
     ScorePlugin,
     StateData,
     Status,
@@ -159,6 +162,21 @@ class NodeResourcesFit(
             self.ignored_resource_groups,
         )
 
+    def filter_mask(self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Rows) -> RowMask:
+        """Filter on the snapshot's columns (ArrayFilterPlugin): room for the pod's
+        requests and one more pod. Raises (so `filter` answers) without PreFilter's state
+        or when an amount is not exact in int64."""
+        ok = vectorized.fits_rows(
+            self._pod_request(state),
+            columns,
+            rows,
+            self.ignored_resources,
+            self.ignored_resource_groups,
+        )
+        if ok is None:
+            raise OverflowError("amounts beyond int64")
+        return ok
+
     # -- PreScore / Score ----------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         requests = tuple(pod_resource_request_list(pod, self.resources))
@@ -194,6 +212,17 @@ class NodeResourcesFit(
             return [self.score(state, pod, n)[0] for n in nodes], None
         scores = vectorized.score_arrays(self.args.scoring_strategy, requests, columns)
         return scores.tolist(), None
+
+    def score_array(
+        self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Rows
+    ) -> tuple[RowScores, Status | None]:
+        """Score on the snapshot's columns (ArrayScorePlugin), every strategy; raises (so
+        `score` answers) when an amount is too large for exact int64 arithmetic."""
+        requests = self._scoring_requests(state, pod)
+        found = vectorized.scoring_columns((), self.resources, requests, (columns, rows))
+        if found is None:
+            raise OverflowError("amounts beyond int64")
+        return vectorized.score_arrays(self.args.scoring_strategy, requests, found), None
 
     def score_vectorized(
         self, state: CycleState, pod: Pod, columns: NodeColumns

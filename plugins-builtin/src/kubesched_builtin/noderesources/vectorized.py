@@ -93,13 +93,25 @@ def short_rows(
     """`fits.nodes_short_of` read from the snapshot's columns: the positions (in `rows`) of
     the nodes without room. None when an amount is not exact in int64 (the caller then
     checks node by node)."""
-    columns, at = rows
+    ok = fits_rows(pod_request, *rows, ignored_resources, ignored_groups)
+    if ok is None:
+        return None
+    short: list[int] = np.flatnonzero(~ok).tolist()
+    return short
+
+
+def fits_rows(
+    pod_request: Resource,
+    columns: NodeColumns,
+    at: npt.NDArray[np.intp],
+    ignored_resources: Set[str] = frozenset(),
+    ignored_groups: Set[str] = frozenset(),
+) -> npt.NDArray[np.bool_] | None:
+    """`fits_columns` of the rows `at`, or None when an amount is not exact in int64."""
     wanted = _wanted(pod_request, ignored_resources, ignored_groups)
     if not columns.exact or any(abs(q) >= SAFE_AMOUNT for _, q in wanted):
         return None
-    ok = fits_columns(pod_request, columns, ignored_resources, ignored_groups, at)
-    short: list[int] = np.flatnonzero(~ok).tolist()
-    return short
+    return fits_columns(pod_request, columns, ignored_resources, ignored_groups, at)
 
 
 def _trunc_div(num: Ints, den: int) -> Ints:
@@ -223,10 +235,10 @@ def scoring_columns(
     gathered from the node infos.
 
     None when an amount, of a node or of the pod, is too large for exact int64 arithmetic
-    (see SAFE_AMOUNT)."""
+    (see SAFE_AMOUNT). With `rows`, `nodes` is not read (it may be empty)."""
     if any(abs(r) >= SAFE_AMOUNT for r in pod_requests):
         return None
-    size = len(nodes)
+    size = len(nodes) if rows is None else len(rows[1])
     alloc: dict[str, Ints] = {}
     req: dict[str, Ints] = {}
     non_zero: dict[str, Ints] = {}

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar, Final
 
+import numpy as np
+
 from kubesched.api import Node, Pod, Taint, Toleration, tolerates_any
 from kubesched.framework import (
     ActionType,
@@ -19,8 +21,11 @@ from kubesched.framework import (
     EnqueueExtensions,
     EventResource,
     FilterPlugin,
+    NodeColumns,
     NodeInfo,
     QueueingHint,
+    RowMask,
+    Rows,
     Status,
 )
 from kubesched_builtin.names import NODE_UNSCHEDULABLE
@@ -70,6 +75,14 @@ class NodeUnschedulable(FilterPlugin, EnqueueExtensions):
                 if not tolerates:
                     out[i] = Status.unresolvable(ERR_REASON_UNSCHEDULABLE)
         return out
+
+    def filter_mask(self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Rows) -> RowMask:
+        """Filter on the snapshot's columns (ArrayFilterPlugin): a cordoned row fails
+        unless the pod tolerates the unschedulable taint."""
+        cordoned = columns.unschedulable[rows]
+        if not cordoned.any() or _tolerates_unschedulable(pod.spec.tolerations):
+            return np.ones(len(rows), np.bool_)
+        return ~cordoned
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         # upstream (queueing hints on): a node that appears or is uncordoned, and a pod that

@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
+import numpy as np
+
 from kubesched.api import Node, Pod, Taint, Toleration, find_untolerated_taint, tolerates_any
 from kubesched.framework import (
     ActionType,
@@ -28,15 +30,21 @@ from kubesched.framework import (
     EnqueueExtensions,
     EventResource,
     FilterPlugin,
+    NodeColumns,
     NodeInfo,
     NodeScore,
     PreScorePlugin,
     QueueingHint,
+    RowMask,
+    Rows,
+    RowScores,
     ScorePlugin,
     StateData,
     Status,
 )
 from kubesched_builtin.helper import default_normalize_score, is_do_not_schedule_taint
+from kubesched_builtin.helper.arrays import per_distinct, taints_of
+from kubesched_builtin.helper.normalize_score import default_normalize_array
 from kubesched_builtin.names import TAINT_TOLERATION
 
 __all__ = [
@@ -115,6 +123,19 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensio
                 out[i] = Status.unresolvable(ERR_REASON_UNTOLERATED)
         return out
 
+    def filter_mask(self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Rows) -> RowMask:
+        """Filter on the snapshot's columns (ArrayFilterPlugin): each distinct taint list
+        is checked once against the pod's tolerations."""
+        tolerations = pod.spec.tolerations
+
+        def tolerated(taint_set: int) -> bool:
+            taints = taints_of(columns, taint_set)
+            return not taints or (
+                find_untolerated_taint(list(taints), tolerations, is_do_not_schedule_taint) is None
+            )
+
+        return per_distinct(columns.taint_set[rows], tolerated, np.bool_)  # type: ignore[return-value]
+
     def explain_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> list[str]:
         """Which taint the pod does not tolerate: the first NoSchedule or NoExecute one, as
         upstream's Filter finds it (FilterExplainer)."""
@@ -167,11 +188,37 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensio
             )
         return counts, None
 
+    def score_array(
+        self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Rows
+    ) -> tuple[RowScores, Status | None]:
+        """Score on the snapshot's columns (ArrayScorePlugin): the untolerated
+        PreferNoSchedule taints of each distinct taint list, counted once."""
+        data = state.get(PRE_SCORE_STATE_KEY)
+        if not isinstance(data, PreScoreState):
+            if not len(rows):
+                return np.zeros(0, np.int64), None
+            return np.zeros(0, np.int64), Status.as_error(
+                f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found'
+            )
+        tolerations = data.tolerations_prefer_no_schedule
+
+        def count(taint_set: int) -> int:
+            taints = taints_of(columns, taint_set)
+            return _count_intolerable_prefer_no_schedule(taints, tolerations) if taints else 0
+
+        return per_distinct(columns.taint_set[rows], count, np.int64), None  # type: ignore[return-value]
+
     def normalize_score(
         self, state: CycleState, pod: Pod, scores: list[NodeScore]
     ) -> Status | None:
         default_normalize_score(scores, reverse=True)
         return None
+
+    def normalize_score_array(
+        self, state: CycleState, pod: Pod, scores: RowScores
+    ) -> tuple[RowScores, Status | None]:
+        """NormalizeScore on the array (ArrayNormalizeScorePlugin)."""
+        return default_normalize_array(scores, reverse=True), None
 
     # -- EnqueueExtensions --------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
