@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from fractions import Fraction
-from typing import Final
+from typing import Final, TypeVar
 
 from kubesched.api._pod import Container, Pod
 
@@ -98,30 +98,43 @@ def is_pod_level_requests_set(pod: Pod) -> bool:
 
 
 # -- container aggregation ---------------------------------------------------------------
+#
+# The aggregation below is written once for any amount that adds and compares: exact
+# Fractions (the reference, and the public aggregate_* functions) or integer nano-units,
+# which is what pod_requests and node_non_zero_requests compute in (every parsed quantity is
+# a whole number of nano-units, see _quantity; a quantity that is not falls back to the
+# exact path). Integers add several times faster than Fractions, and these run for every pod
+# several times per cycle (NodeResourcesFit, BalancedAllocation, PodInfo).
+
+_V = TypeVar("_V", Fraction, int)
 
 
-def _add(into: Amounts, other: Mapping[str, Fraction]) -> None:
+def _add(into: dict[str, _V], other: Mapping[str, _V]) -> None:
     for name, value in other.items():
-        into[name] = into.get(name, Fraction(0)) + value
+        current = into.get(name)
+        into[name] = value if current is None else current + value
 
 
-def _max(into: Amounts, other: Mapping[str, Fraction]) -> None:
+def _max(into: dict[str, _V], other: Mapping[str, _V]) -> None:
     for name, value in other.items():
         if name not in into or value > into[name]:
             into[name] = value
 
 
-def _aggregate(pod: Pod, amounts_of: Callable[[Container], Mapping[str, Fraction]]) -> Amounts:
+def _aggregate(pod: Pod, amounts_of: Callable[[Container], Mapping[str, _V]]) -> dict[str, _V]:
     """App containers and sidecars summed, at least the largest init-container moment.
 
     upstream: aggregateContainerResourcesByFn (KEP-753: an init container runs beside the
     sidecars started before it)."""
-    total: Amounts = {}
+    total: dict[str, _V] = {}
     for c in pod.spec.containers:
         _add(total, amounts_of(c))
-    sidecars: Amounts = {}
-    init_peak: Amounts = {}
-    for init in pod.spec.init_containers:
+    init_containers = pod.spec.init_containers
+    if not init_containers:
+        return total
+    sidecars: dict[str, _V] = {}
+    init_peak: dict[str, _V] = {}
+    for init in init_containers:
         own = amounts_of(init)
         if init.restart_policy == "Always":
             _add(total, own)
@@ -135,22 +148,12 @@ def _aggregate(pod: Pod, amounts_of: Callable[[Container], Mapping[str, Fraction
     return total
 
 
-def _with_non_missing(
-    requests: Mapping[str, Fraction], non_missing: Mapping[str, Fraction]
-) -> Amounts:
-    # upstream applyNonMissing: a request set explicitly, even to zero, is kept
-    return {**non_missing, **requests}
-
-
 def aggregate_container_requests(
     pod: Pod, non_missing: Mapping[str, Fraction] | None = None
 ) -> Amounts:
     """The containers' effective requests, exact (upstream AggregateContainerRequests);
     `non_missing` stands in for a resource a container does not request."""
-    if non_missing:
-        fill = non_missing
-        return _aggregate(pod, lambda c: _with_non_missing(c.resources.requests, fill))
-    return _aggregate(pod, lambda c: c.resources.requests)
+    return _requests_of(pod, non_missing, _exact)
 
 
 def aggregate_container_limits(pod: Pod) -> Amounts:
@@ -158,16 +161,77 @@ def aggregate_container_limits(pod: Pod) -> Amounts:
     return _aggregate(pod, lambda c: c.resources.limits)
 
 
-def _pod_requests(pod: Pod, non_missing: Mapping[str, Fraction] | None, pod_level: bool) -> Amounts:
+def _requests_of(
+    pod: Pod,
+    non_missing: Mapping[str, _V] | None,
+    convert: Callable[[Mapping[str, Fraction]], Mapping[str, _V]],
+) -> dict[str, _V]:
+    if non_missing:
+        # upstream applyNonMissing: a request set explicitly, even to zero, is kept
+        fill = non_missing
+        return _aggregate(pod, lambda c: {**fill, **convert(c.resources.requests)})
+    return _aggregate(pod, lambda c: convert(c.resources.requests))
+
+
+def _pod_requests(
+    pod: Pod,
+    non_missing: Mapping[str, _V] | None,
+    pod_level: bool,
+    convert: Callable[[Mapping[str, Fraction]], Mapping[str, _V]],
+) -> dict[str, _V]:
     # upstream: PodRequests (without status resources: a pod being scheduled has none)
-    reqs = aggregate_container_requests(pod, non_missing)
+    reqs = _requests_of(pod, non_missing, convert)
     if pod_level and is_pod_level_requests_set(pod):
         assert pod.spec.resources is not None
-        for name, q in pod.spec.resources.requests.items():
+        for name, q in convert(pod.spec.resources.requests).items():
             if is_supported_pod_level_resource(name):
                 reqs[name] = q
-    _add(reqs, pod.spec.overhead)
+    if pod.spec.overhead:
+        _add(reqs, convert(pod.spec.overhead))
     return reqs
+
+
+# -- the two kinds of arithmetic ------------------------------------------------------------
+
+
+def _exact(amounts: Mapping[str, Fraction]) -> Mapping[str, Fraction]:
+    return amounts
+
+
+_NANO: Final = 10**9
+_NANO_PER_MILLI: Final = 10**6
+
+
+class _NotNano(Exception):
+    """A quantity that is not a whole number of nano-units: compute exactly instead."""
+
+
+def _nano(amounts: Mapping[str, Fraction]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for name, q in amounts.items():
+        try:
+            numerator, denominator = q.numerator, q.denominator
+        except AttributeError:  # not a Fraction or an int (hand-built model)
+            raise _NotNano from None
+        if denominator == 1:
+            out[name] = numerator * _NANO
+        elif _NANO % denominator == 0:
+            out[name] = numerator * (_NANO // denominator)
+        else:
+            raise _NotNano
+    return out
+
+
+def _nano_units(amounts: Mapping[str, int]) -> dict[str, int]:
+    # resource_units on nano-units: ceil(q * 1000) for CPU, ceil(q) for the rest
+    return {
+        name: -(-n // (_NANO_PER_MILLI if name == CPU else _NANO)) for name, n in amounts.items()
+    }
+
+
+_NANO_CPU_DEFAULT: Final = _nano(_CPU_DEFAULT)
+_NANO_MEMORY_DEFAULT: Final = _nano(_MEMORY_DEFAULT)
+_NANO_NON_ZERO_DEFAULTS: Final = {**_NANO_CPU_DEFAULT, **_NANO_MEMORY_DEFAULT}
 
 
 def pod_requests(pod: Pod, *, non_zero: bool = False, pod_level: bool = True) -> dict[str, int]:
@@ -179,7 +243,17 @@ def pod_requests(pod: Pod, *, non_zero: bool = False, pod_level: bool = True) ->
     the scoring defaults (100m, 200Mi), as NodeResourcesFit and BalancedAllocation score
     (upstream NonMissingContainerRequests); pod-level requests still take precedence.
     """
-    return _units(_pod_requests(pod, _NON_ZERO_DEFAULTS if non_zero else None, pod_level))
+    try:
+        fill = _NANO_NON_ZERO_DEFAULTS if non_zero else None
+        return _nano_units(_pod_requests(pod, fill, pod_level, _nano))
+    except _NotNano:
+        return _exact_pod_requests(pod, non_zero=non_zero, pod_level=pod_level)
+
+
+def _exact_pod_requests(pod: Pod, *, non_zero: bool, pod_level: bool) -> dict[str, int]:
+    """pod_requests in exact Fractions: the reference the integer path is tested against."""
+    fill = _NON_ZERO_DEFAULTS if non_zero else None
+    return _units(_pod_requests(pod, fill, pod_level, _exact))
 
 
 def node_non_zero_requests(pod: Pod, *, pod_level: bool = True) -> dict[str, int]:
@@ -190,13 +264,37 @@ def node_non_zero_requests(pod: Pod, *, pod_level: bool = True) -> dict[str, int
     with them, a default is used only for a resource neither the pod level nor any
     container requests.
     """
-    if not (pod_level and is_pod_level_requests_set(pod)):
-        non_missing: Mapping[str, Fraction] = _NON_ZERO_DEFAULTS
-    else:
-        requests = _pod_requests(pod, None, pod_level)
-        non_missing = {
-            **({} if CPU in requests else _CPU_DEFAULT),
-            **({} if MEMORY in requests else _MEMORY_DEFAULT),
-        }
-    reqs = _pod_requests(pod, non_missing, pod_level)
+    try:
+        reqs = _non_zero_requests(
+            pod, pod_level, _nano, _NANO_CPU_DEFAULT, _NANO_MEMORY_DEFAULT, _NANO_NON_ZERO_DEFAULTS
+        )
+        return _nano_units({CPU: reqs.get(CPU, 0), MEMORY: reqs.get(MEMORY, 0)})
+    except _NotNano:
+        return _exact_node_non_zero_requests(pod, pod_level=pod_level)
+
+
+def _exact_node_non_zero_requests(pod: Pod, *, pod_level: bool) -> dict[str, int]:
+    """node_non_zero_requests in exact Fractions (the reference of the integer path)."""
+    reqs = _non_zero_requests(
+        pod, pod_level, _exact, _CPU_DEFAULT, _MEMORY_DEFAULT, _NON_ZERO_DEFAULTS
+    )
     return {name: resource_units(name, reqs.get(name, Fraction(0))) for name in (CPU, MEMORY)}
+
+
+def _non_zero_requests(
+    pod: Pod,
+    pod_level: bool,
+    convert: Callable[[Mapping[str, Fraction]], Mapping[str, _V]],
+    cpu_default: Mapping[str, _V],
+    memory_default: Mapping[str, _V],
+    both_defaults: Mapping[str, _V],
+) -> dict[str, _V]:
+    if not (pod_level and is_pod_level_requests_set(pod)):
+        non_missing = both_defaults
+    else:
+        requests = _pod_requests(pod, None, pod_level, convert)
+        non_missing = {
+            **({} if CPU in requests else cpu_default),
+            **({} if MEMORY in requests else memory_default),
+        }
+    return _pod_requests(pod, non_missing, pod_level, convert)
