@@ -4,7 +4,8 @@ field validation (``--validate=strict``): a misspelt ``resource:`` is reported, 
 The field names come from kubesched/api/_field_schema.json, generated from the Kubernetes
 API's models (core/tools/generate_field_schema.py). It covers the core kinds kubesched
 loads (Pod, Node, Namespace, PriorityClass, the storage kinds, PodDisruptionBudget, the
-workload kinds) and the List wrappers; kinds it does not know (PodGroup and other custom resources) are not checked.
+workload kinds) and the List wrappers; kinds it does not know (PodGroup and other custom
+resources) are not checked.
 """
 
 from __future__ import annotations

@@ -71,12 +71,16 @@ class _Observer:
 
     @hookimpl
     def kubesched_pod_scheduled(self, pod: Pod, node_name: str, profile: str) -> None:
-        self.decided.add(pod.metadata.uid)
-        self.progress(len(self.decided), self.total)
+        self._decided(pod)
 
     @hookimpl
     def kubesched_attempt_failed(self, pod: Pod, profile: str, code: str, message: str) -> None:
+        self._decided(pod)
+
+    def _decided(self, pod: Pod) -> None:
         self.decided.add(pod.metadata.uid)
+        # pods the workload controllers create are not in the manifests' count
+        self.total = max(self.total, len(self.decided))
         self.progress(len(self.decided), self.total)
 
 

@@ -13,13 +13,17 @@ from __future__ import annotations
 import abc
 import asyncio
 import logging
-from typing import Any
+from typing import Any, Final
 
 from kubesched.api import Pod
-from kubesched.cluster import Cluster, WatchEvent
+from kubesched.cluster import Cluster, KubeEvent, WatchEvent
+from kubesched.cluster.memory import AdmissionError
 from kubesched.workloads._pods import controller_of
 
-__all__ = ["Reconciler"]
+__all__ = ["FAILED_CREATE", "Reconciler"]
+
+FAILED_CREATE: Final = "FailedCreate"
+"""The reason of the Event a controller records when the API server refuses its object."""
 
 _log = logging.getLogger(__name__)
 
@@ -89,8 +93,30 @@ class Reconciler(abc.ABC):
                 continue
             try:
                 await self.sync(obj)
+            except AdmissionError as error:  # the API server refused what it made
+                await self._failed_create(obj, error)
             except Exception:  # a conflict or a vanished object: its own event requeues it
                 _log.debug("%s: sync of %s failed", self.name, key, exc_info=True)
+
+    async def _failed_create(self, obj: Any, error: AdmissionError) -> None:
+        """upstream: the controller records a Warning FailedCreate Event on its object
+        (`Error creating: <the API server's error>`); the workloads report shows it."""
+        _log.warning("%s %s: error creating: %s", self.kind, obj.metadata.name, error)
+        meta = obj.metadata
+        event = KubeEvent(
+            namespace=meta.namespace or "default",
+            involved_kind=self.kind,
+            involved_name=meta.name,
+            involved_uid=meta.uid,
+            type="Warning",
+            reason=FAILED_CREATE,
+            action="Create",
+            message=f"Error creating: {error}",
+            reporting_controller=f"{self.name}-controller",
+            timestamp=asyncio.get_running_loop().time(),
+            involved_api_version=obj.api_version,
+        )
+        await self.cluster.record_event(event)
 
     @abc.abstractmethod
     async def sync(self, obj: Any) -> None:
