@@ -25,6 +25,7 @@ def test_run_mode_drains_the_backlog_and_reports_its_figures() -> None:
     assert 0 < result.synced <= result.first_bind <= result.last_bind
     assert result.pods_per_second > 0 and result.drain_pods_per_second > 0
     assert result.cpu_ms_per_pod > 0 and result.peak_rss_mib > 0
+    assert result.apiserver_cpu_ms_per_pod is not None and result.apiserver_cpu_ms_per_pod > 0
     row = format_run_row(result, "2026-01-01")
     assert row.startswith("| 2026-01-01 | SchedulingBasic | 4Nodes/3InitPods/12Pods | run (fake) |")
     assert "| 12/0/12 |" in row
