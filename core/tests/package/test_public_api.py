@@ -10,7 +10,8 @@ import kubesched.framework
 
 FRAMEWORK_API = {
     "API_VERSION", "EXTENSION_POINTS", "MAX_NODE_SCORE", "MAX_TOTAL_SCORE", "MIN_NODE_SCORE",
-    "ActionType", "BatchFilterPlugin", "BatchScorePlugin", "BindPlugin", "ClusterEvent",
+    "ActionType", "ArrayFilterPlugin", "ArrayNormalizeScorePlugin", "ArrayScorePlugin",
+    "BatchFilterPlugin", "BatchScorePlugin", "BindPlugin", "ClusterEvent",
     "ClusterEventWithHint",
     "Code", "CycleState", "Diagnosis", "EnqueueExtensions", "EventRecorder", "EventResource",
     "FilterExplainer", "FilterPlugin", "FitError", "Handle",
@@ -20,7 +21,7 @@ FRAMEWORK_API = {
     "PreBindPlugin", "PreEnqueuePlugin", "PreFilterExtensions", "PreFilterPlugin",
     "PreFilterResult", "PreScorePlugin", "PreemptionVictimGuard", "QueueSortPlugin",
     "QueuedPodInfo", "QueueingHint",
-    "QueueingHintFn", "ReservePlugin", "Resource", "ScorePlugin", "Snapshot", "StateData",
+    "QueueingHintFn", "ReservePlugin", "Resource", "RowMask", "RowScores", "Rows", "ScorePlugin", "Snapshot", "StateData",
     "StateNotFoundError", "Status", "WaitingPod", "extension_points_of", "is_success",
     "next_generation",
 }  # fmt: skip
@@ -42,7 +43,7 @@ HOOKSPECS_API = {
 WORKLOADS_API = {
     "CONTROLLER_UID", "DURATION_ANNOTATION", "HOOKS_NAME", "JOB_NAME", "POD_TEMPLATE_HASH",
     "RESULT_ANNOTATION", "DaemonSet", "DaemonSetController", "Deployment",
-    "DeploymentController", "Job", "JobController", "PodLifecycle", "PodTemplateSpec",
+    "DeploymentController", "GarbageCollector", "Job", "JobController", "PodLifecycle", "PodTemplateSpec",
     "ReplicaSet", "ReplicaSetController", "StatefulSet", "StatefulSetController", "Workload",
     "add_daemon_tolerations", "backoff_delay", "compute_hash", "node_should_run",
     "pod_duration", "register", "replace_node_name_affinity", "safe_encode_string",

@@ -310,3 +310,81 @@ def test_an_indexed_job_runs_each_index_once() -> None:
 
     text = (JOB % "{}").replace("completions: 5", "completions: 3\n  completionMode: Indexed")
     assert run(text, work) == ["0", "1", "2"]
+
+
+SNAPSHOT = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, uid: d-1}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: nginx}]}
+---
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata:
+  name: web-5d8f7c9b4
+  uid: rs-1
+  labels: {app: web, pod-template-hash: 5d8f7c9b4}
+  ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: web, uid: d-1, controller: true}]
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web, pod-template-hash: 5d8f7c9b4}}
+  template:
+    metadata: {labels: {app: web, pod-template-hash: 5d8f7c9b4}}
+    spec: {containers: [{name: web, image: nginx}]}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web-5d8f7c9b4-abcde
+  labels: {app: web, pod-template-hash: 5d8f7c9b4}
+  ownerReferences:
+    - {apiVersion: apps/v1, kind: ReplicaSet, name: web-5d8f7c9b4, uid: rs-1, controller: true}
+spec: {nodeName: n1, containers: [{name: web, image: nginx}]}
+"""
+
+
+def test_a_snapshot_keeps_its_replicaset_whatever_its_hash_and_tops_it_up() -> None:
+    async def check(cluster: MemoryCluster) -> tuple[list[str], list[Pod]]:
+        return names(cluster, "ReplicaSet"), pods_of(cluster, "web-")
+
+    replicasets, pods = run(SNAPSHOT, check)
+    # the real cluster's ReplicaSet stays current (upstream FindNewReplicaSet compares the
+    # templates, not kubesched's hash) and gets the one pod it lacks
+    assert replicasets == ["web-5d8f7c9b4"]
+    assert len(pods) == 2
+    assert "web-5d8f7c9b4-abcde" in [p.metadata.name for p in pods]
+
+
+def test_deleting_a_deployment_deletes_its_replicaset_and_pods() -> None:
+    async def delete(cluster: MemoryCluster) -> tuple[list[str], list[str]]:
+        await bind_all(cluster, ["n1"])
+        await settle(cluster)
+        await cluster.delete("Deployment", "web", "shop")
+        await settle(cluster)  # bound pods terminate for their 30 s grace period
+        return names(cluster, "ReplicaSet"), names(cluster)
+
+    assert run(DEPLOYMENT, delete) == ([], [])
+
+
+def test_a_deleted_node_loses_its_pods_and_their_replicaset_replaces_them() -> None:
+    async def outage(cluster: MemoryCluster) -> tuple[list[str], list[str], list[str]]:
+        await bind_all(cluster, ["n1", "n2"])
+        await settle(cluster)
+        before = names(cluster)
+        await cluster.delete("Node", "n2")
+        await settle(cluster)
+        pods = pods_of(cluster, "web-")
+        unbound = [p.metadata.name for p in pods if not p.spec.node_name]
+        return before, [p.metadata.name for p in pods], unbound
+
+    text = NODES + "---" + DEPLOYMENT
+    before, after, unbound = run(text, outage)
+    # round robin over n1, n2: the second pod was on n2, and is replaced by a new, unbound one
+    assert len(after) == 3 and before[1] not in after
+    assert [before[0], before[2]] == [n for n in after if n not in unbound]
+    assert len(unbound) == 1

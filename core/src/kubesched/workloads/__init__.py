@@ -1,5 +1,6 @@
 """Workloads in the embedded cluster: Deployment, ReplicaSet, StatefulSet, DaemonSet and Job,
-their controllers, and the pod lifecycle (pods that finish after a virtual duration).
+their controllers, the garbage collector (dependents of deleted workloads, pods of deleted
+nodes) and the pod lifecycle (pods that finish after a virtual duration).
 
 The kinds and controllers live in core because they are Kubernetes' own (apps/v1,
 batch/v1), which every simulation should understand whatever plugins are installed; they
@@ -22,6 +23,7 @@ from kubesched.workloads._daemonset import (
     node_should_run,
     replace_node_name_affinity,
 )
+from kubesched.workloads._gc import GarbageCollector
 from kubesched.workloads._job import JobController, backoff_delay
 from kubesched.workloads._labels import (
     CONTROLLER_UID,
@@ -56,6 +58,7 @@ __all__ = [
     "DaemonSetController",
     "Deployment",
     "DeploymentController",
+    "GarbageCollector",
     "Job",
     "JobController",
     "PodLifecycle",

@@ -6,14 +6,17 @@ A ReplicaSet keeps `replicas` active pods it controls, named `<rs>-<5 random cha
 (generateName; the characters come from the cluster's seeded generator, so runs repeat).
 A Deployment keeps one ReplicaSet per pod template, named `<deployment>-<pod-template-hash>`,
 with `pod-template-hash` added to its selector and template labels, scaled to the
-Deployment's replicas; ReplicaSets of other templates are scaled to zero at once (the
-Recreate strategy's outcome; a RollingUpdate's gradual surge is not modelled). Pods and
-ReplicaSets are matched by their controller reference (uid), not adopted by selector.
+Deployment's replicas (the oldest ReplicaSet whose template equals the Deployment's,
+ignoring the hash, is the current one, as upstream finds it); ReplicaSets of other templates
+are scaled to zero at once (the Recreate strategy's outcome; a RollingUpdate's gradual surge
+is not modelled). Pods and ReplicaSets are matched by their controller reference (uid), not
+adopted by selector.
 """
 
 from __future__ import annotations
 
-from typing import Any, Final
+from datetime import UTC, datetime
+from typing import Any, Final, cast
 
 from kubesched.api import LabelSelector, ObjectMeta, Pod
 from kubesched.cluster import Cluster, WatchEvent
@@ -36,9 +39,10 @@ from kubesched.workloads._pods import (
 )
 from kubesched.workloads._reconciler import Reconciler
 
-__all__ = ["DeploymentController", "ReplicaSetController", "pods_to_delete"]
+__all__ = ["DeploymentController", "ReplicaSetController", "equal_ignore_hash", "pods_to_delete"]
 
 _POD: Final = "Pod"
+_EPOCH: Final = datetime.min.replace(tzinfo=UTC)
 
 
 def pods_to_delete(pods: list[Pod], count: int) -> list[Pod]:
@@ -101,17 +105,14 @@ class DeploymentController(Reconciler):
         cluster = self.cluster
         owned: list[ReplicaSet] = owned_by(cluster.list("ReplicaSet"), deployment)
         if not deployment.spec.paused:
-            template_hash = compute_hash(deployment.template, deployment.status.collision_count)
-            current = [
-                r for r in owned if r.metadata.labels.get(POD_TEMPLATE_HASH) == template_hash
-            ]
-            replicas = deployment.spec.replicas
-            if not current:
-                await cluster.create(_new_replicaset(deployment, template_hash))
-            for rs in current:
-                await _scale(cluster, rs, replicas)
+            current = _new_replicaset_of(deployment, owned)
+            if current is None:
+                template_hash = compute_hash(deployment.template, deployment.status.collision_count)
+                created = await cluster.create(_new_replicaset(deployment, template_hash))
+                current = cast(ReplicaSet, created)
+            await _scale(cluster, current, deployment.spec.replicas)
             for rs in owned:
-                if rs.metadata.labels.get(POD_TEMPLATE_HASH) != template_hash:
+                if rs.metadata.uid != current.metadata.uid:
                     await _scale(cluster, rs, 0)
         status = DeploymentStatus(
             replicas=sum(rs.status.replicas for rs in owned),
@@ -119,6 +120,30 @@ class DeploymentController(Reconciler):
             collision_count=deployment.status.collision_count,
         )
         await self.write_status(deployment, status)
+
+
+def equal_ignore_hash(a: PodTemplateSpec, b: PodTemplateSpec) -> bool:
+    """upstream deploymentutil.EqualIgnoreHash: the templates are equal once their
+    `pod-template-hash` labels are left out."""
+
+    def without_hash(t: PodTemplateSpec) -> PodTemplateSpec:
+        labels = {k: v for k, v in t.metadata.labels.items() if k != POD_TEMPLATE_HASH}
+        return t.model_copy(update={"metadata": t.metadata.model_copy(update={"labels": labels})})
+
+    return without_hash(a) == without_hash(b)
+
+
+def _new_replicaset_of(deployment: Deployment, owned: list[ReplicaSet]) -> ReplicaSet | None:
+    """upstream FindNewReplicaSet: the oldest owned ReplicaSet whose template is the
+    Deployment's. Matching by template rather than by the hash keeps the ReplicaSets of a
+    snapshot of a real cluster, whose pod-template-hash kubesched does not recompute."""
+    matching = [rs for rs in owned if equal_ignore_hash(rs.template, deployment.template)]
+    if not matching:
+        return None
+    return min(
+        matching,
+        key=lambda rs: (rs.metadata.creation_timestamp or _EPOCH, rs.metadata.name),
+    )
 
 
 async def _scale(cluster: Cluster, rs: ReplicaSet, replicas: int) -> None:

@@ -14,6 +14,7 @@ from kubesched.api import KindRegistry
 from kubesched.cluster import Cluster, Controller
 from kubesched.hookspecs import ReportSection, SimulationResultView, hookimpl
 from kubesched.workloads._daemonset import DaemonSetController
+from kubesched.workloads._gc import GarbageCollector
 from kubesched.workloads._job import JobController
 from kubesched.workloads._lifecycle import PodLifecycle
 from kubesched.workloads._models import workload_kinds
@@ -43,6 +44,7 @@ def kubesched_cluster_controllers(cluster: Cluster) -> list[Controller]:
         DaemonSetController(),
         JobController(),
         PodLifecycle(),
+        GarbageCollector(),
     ]
 
 
