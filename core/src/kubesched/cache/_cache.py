@@ -20,7 +20,7 @@ from kubesched._errors import KubeschedError
 from kubesched.api import Node, Pod
 from kubesched.cache._images import ImageStates, snapshot_image_states
 from kubesched.cache._node_tree import NodeTree
-from kubesched.framework import ImageStateSummary, NodeInfo, Snapshot, next_generation
+from kubesched.framework import ImageStateSummary, NodeInfo, PodInfo, Snapshot, next_generation
 
 __all__ = ["CacheError", "SchedulerCache"]
 
@@ -174,14 +174,18 @@ class SchedulerCache:
 
     # --- pods (scheduler side) ---------------------------------------------------------------
 
-    def assume_pod(self, pod: Pod) -> None:
-        """Account the pod on `pod.spec.node_name` before its binding is confirmed."""
+    def assume_pod(self, pod: Pod, pod_info: PodInfo | None = None) -> None:
+        """Account the pod on `pod.spec.node_name` before its binding is confirmed.
+
+        `pod_info`, when given, is the PodInfo of `pod` to account (the scheduling cycle's,
+        `updated` to the assumed pod, so what it computed is not computed again; upstream
+        AssumePod takes the PodInfo too); without it one is made."""
         uid = _pod_key(pod)
         if uid in self._pod_states:
             raise CacheError(f"pod {_ref(uid, pod)} is in the cache, so can't be assumed")
         if not pod.spec.node_name:
             raise CacheError(f"pod {_ref(uid, pod)} has no spec.nodeName, so can't be assumed")
-        self._add_pod(pod, assumed=True)
+        self._add_pod(pod, assumed=True, pod_info=pod_info)
 
     def finish_binding(self, pod: Pod) -> None:
         """Mark an assumed pod's binding as done; with TTL 0 it still never expires."""
@@ -217,7 +221,7 @@ class SchedulerCache:
         """The cached version of the pod (by UID), also when its node is gone; None if unknown."""
         return self._pod_states.get(_pod_key(pod))
 
-    def _add_pod(self, pod: Pod, *, assumed: bool) -> None:
+    def _add_pod(self, pod: Pod, *, assumed: bool, pod_info: PodInfo | None = None) -> None:
         uid = pod.metadata.uid
         name = pod.spec.node_name
         info = self._nodes.get(name)
@@ -225,17 +229,20 @@ class SchedulerCache:
             info = self._nodes[name] = NodeInfo()
         else:
             self._nodes.move_to_end(name)
-        info.add_pod(pod)
+        info.add_pod_info(PodInfo(pod) if pod_info is None else pod_info)
         self._pod_states[uid] = pod
         if assumed:
             self._assumed.add(uid)
 
-    def _remove_pod(self, pod: Pod) -> None:
+    def _remove_pod(self, pod: Pod) -> PodInfo | None:
+        """Take the pod out; its PodInfo, or None when its node info is gone."""
         uid = pod.metadata.uid
         name = pod.spec.node_name
         info = self._nodes.get(name)
+        removed = None
         if info is not None:
-            if not info.remove_pod(pod):
+            removed = info.pop_pod(pod)
+            if removed is None:
                 raise CacheError(f"no corresponding pod {pod.key} in pods of node {name}")
             if not info.pods and info.node is None:
                 del self._nodes[name]
@@ -244,10 +251,14 @@ class SchedulerCache:
         self._pod_states.pop(uid, None)
         self._assumed.discard(uid)
         self._binding_finished.discard(uid)
+        return removed
 
     def _update_pod(self, old: Pod, new: Pod) -> None:
-        self._remove_pod(old)
-        self._add_pod(new, assumed=False)
+        # the new version keeps what the old one's PodInfo computed from unchanged inputs
+        removed = self._remove_pod(old)
+        self._add_pod(
+            new, assumed=False, pod_info=None if removed is None else removed.updated(new)
+        )
 
     # --- snapshot ----------------------------------------------------------------------------
 

@@ -143,6 +143,11 @@ class NodeInfo:
 
     def remove_pod(self, pod: Pod) -> bool:
         """Remove the pod with this pod's UID; False when it was not on the node."""
+        return self.pop_pod(pod) is not None
+
+    def pop_pod(self, pod: Pod) -> PodInfo | None:
+        """Remove the pod with this pod's UID and return its PodInfo; None when it was not
+        on the node."""
         uid = pod.metadata.uid
         for i, p in enumerate(self.pods):
             if p.pod.metadata.uid == uid:
@@ -158,8 +163,8 @@ class NodeInfo:
                         if q.pod.metadata.uid != uid
                     ]
                 self._account(p, -1)
-                return True
-        return False
+                return p
+        return None
 
     def _account(self, pod_info: PodInfo, sign: int) -> None:
         self.requested.add_resource(pod_info.requests, sign)

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Final
 
 from kubesched.api import Pod, PodAffinityTerm, node_non_zero_requests, pod_requests
 from kubesched.features import feature_enabled
 from kubesched.framework._resource import Resource
 
 __all__ = ["PodInfo", "QueuedPodInfo"]
+
+_FROM_CONTAINERS: Final = ("requests", "non_zero_requests", "host_ports")
+"""Derived values read from containers, init containers, overhead and pod-level resources."""
+_FROM_AFFINITY: Final = ("required_affinity_terms", "required_anti_affinity_terms", "has_affinity")
+"""Derived values read from `spec.affinity`."""
 
 
 class PodInfo:
@@ -23,6 +29,35 @@ class PodInfo:
 
     def __init__(self, pod: Pod) -> None:
         self.pod: Pod = pod
+
+    def updated(self, pod: Pod) -> PodInfo:
+        """A PodInfo of `pod`, a later version of this one's pod (the assumed copy with its
+        node set, the bound pod the informer brings), keeping the derived values this one
+        computed whose inputs `pod` shares with it (the same objects: API objects are
+        replaced, never changed in place); the rest is computed on first use, as usual.
+
+        Upstream assumes `podInfo.DeepCopy()` of the scheduling cycle's PodInfo instead of
+        computing it again (pkg/scheduler/schedule_one.go, assume)."""
+        new = PodInfo(pod)
+        derived = self.__dict__
+        if not derived:
+            return new
+        before, after = self.pod.spec, pod.spec
+        kept = new.__dict__
+        if (
+            before.containers is after.containers
+            and before.init_containers is after.init_containers
+            and before.overhead is after.overhead
+            and before.resources is after.resources
+        ):
+            for name in _FROM_CONTAINERS:
+                if name in derived:
+                    kept[name] = derived[name]
+        if before.affinity is after.affinity:
+            for name in _FROM_AFFINITY:
+                if name in derived:
+                    kept[name] = derived[name]
+        return new
 
     @cached_property
     def requests(self) -> Resource:

@@ -217,7 +217,7 @@ class Scheduler:
         # a copy sharing all but spec with the queued pod, which nobody mutates
         assumed = pod.model_copy(update={"spec": pod.spec.model_copy(update={"node_name": host})})
         try:
-            self.cache.assume_pod(assumed)
+            self.cache.assume_pod(assumed, qpi.pod_info.updated(assumed))
         except Exception as exc:
             return None, None, Status.as_error(exc), CLEAR_NOMINATION
         self.queue.delete_nominated_pod_if_exists(pod)
