@@ -252,3 +252,28 @@ spec:
     assert web["message"].startswith('Error creating: pods "web-')
     assert web["message"].endswith('" is forbidden: no PriorityClass with name missing was found')
     assert data["pods"] == []
+
+
+def test_an_ordered_statefulset_waits_behind_an_unschedulable_ordinal(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    sts = """
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  serviceName: db
+  replicas: 3
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers: [{name: db, image: postgres, resources: {requests: {cpu: "3"}}}]
+"""
+    data = _json(capsys, _write(tmp_path, NODES + sts))
+
+    assert [(p["name"], p["status"]) for p in data["pods"]] == [("db-0", "Unschedulable")]
+    [db] = data["sections"]["workloads"]
+    assert (db["desired"], db["pods"], db["bound"]) == (3, 1, 0)
+    assert db["message"] == "OrderedReady: db-1 waits until db-0 is bound"

@@ -4,7 +4,7 @@ The package is built in layers, each importing only from the layers before it (a
 core/tests/package/test_layers.py, keeps it so):
 
     api, clock, features -> framework, cluster, hookspecs -> runtime, config, queue, cache,
-        cluster.memory, cluster.kube -> scheduler -> simulate, run, testing -> cli
+        cluster.memory, cluster.kube, workloads -> scheduler -> simulate, run, testing -> cli
 
 - ``api``: the Kubernetes objects the scheduler reads, resource quantities, selectors.
 - ``clock``: wall and virtual time, and the asyncio loop simulations run on.
@@ -15,6 +15,8 @@ core/tests/package/test_layers.py, keeps it so):
   observers, report sections.
 - ``cluster``: the Cluster interface; ``cluster.memory`` the embedded backend and
   ``cluster.kube`` a real API server (the ``kube`` extra).
+- ``workloads``: Deployments, ReplicaSets, StatefulSets, DaemonSets and Jobs in the
+  embedded cluster: their controllers, garbage collection and pods that finish.
 - ``runtime``, ``config``, ``queue``, ``cache``: what runs plugins, reads the
   KubeSchedulerConfiguration, holds pods waiting to be scheduled, and keeps the scheduler's
   view of the cluster.

@@ -14,7 +14,7 @@ from typing import Any, Final
 from kubesched.api import Pod
 from kubesched.cluster import Cluster, KubeEvent
 from kubesched.hookspecs import ReportSection
-from kubesched.workloads._models import Job, Workload
+from kubesched.workloads._models import Job, StatefulSet, Workload
 from kubesched.workloads._pods import controller_of, is_active
 from kubesched.workloads._reconciler import FAILED_CREATE
 
@@ -50,7 +50,8 @@ def workloads_section(cluster: Cluster) -> ReportSection | None:
                     if owner is not None and owner.uid == obj.metadata.uid:
                         pods += by_owner.get(rs.metadata.uid, [])
                         uids.append(rs.metadata.uid)
-            entry = _entry(obj, pods, _message(obj, [failures[u] for u in uids if u in failures]))
+            message = _message(obj, pods, [failures[u] for u in uids if u in failures])
+            entry = _entry(obj, pods, message)
             payload.append(entry)
             finished = ", ".join(f"{entry[k]} {k}" for k in ("succeeded", "failed") if entry[k])
             desired = "-" if entry["desired"] is None else str(entry["desired"])
@@ -95,12 +96,23 @@ def _desired(obj: Workload) -> int | None:
     return replicas
 
 
-def _message(obj: Workload, failures: list[KubeEvent]) -> str:
+def _message(obj: Workload, pods: list[Pod], failures: list[KubeEvent]) -> str:
+    if failures:
+        return failures[-1].message
     if isinstance(obj, Job):
         for condition in obj.status.conditions:
             if condition.status == "True" and condition.type in ("Complete", "Failed"):
                 return f"{condition.type}: {condition.message}"
-    return failures[-1].message if failures else ""
+    if isinstance(obj, StatefulSet) and obj.spec.pod_management_policy == "OrderedReady":
+        names = {p.metadata.name: p for p in pods if is_active(p)}
+        for ordinal in range(obj.spec.replicas):
+            pod = names.get(f"{obj.metadata.name}-{ordinal}")
+            if pod is None or pod.spec.node_name:
+                continue
+            if ordinal + 1 < obj.spec.replicas:
+                later = f"{obj.metadata.name}-{ordinal + 1}"
+                return f"OrderedReady: {later} waits until {pod.metadata.name} is bound"
+    return ""
 
 
 def _last_failures(events: Iterable[KubeEvent]) -> dict[str, KubeEvent]:
