@@ -5,7 +5,7 @@ the rejecting plugins), the same Error aborting the cycle, and the same round-ro
 for the next cycle.
 
 Hypothesis draws clusters of up to 260 nodes (past the 100 feasible nodes a cycle looks
-for), Filter plugins answering from verdict tables (batch or per node; rejections, Error
+for), Filter plugins answering from verdict tables (per node, batch or array form; rejections, Error
 statuses and exceptions at random nodes), PreFilter narrowing and Skip, nominated pods,
 a nominated node, percentageOfNodesToScore and the start index; three cycles in a row.
 """
@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -28,10 +29,13 @@ from kubesched.framework import (
     CycleState,
     Diagnosis,
     FilterPlugin,
+    NodeColumns,
     NodeInfo,
     PodInfo,
     PreFilterPlugin,
     PreFilterResult,
+    RowMask,
+    Rows,
     ScorePlugin,
     Snapshot,
     Status,
@@ -80,6 +84,21 @@ class BatchTable(Table):
         if any(self.table.get(n.name) == "raise" for n in nodes):
             raise ValueError(f"{self.name} raised")
         return [self.filter(state, pod, n) for n in nodes]
+
+
+class ArrayTable(Table):
+    """The array form (filter_mask) of the table: rejects the table's nodes, crowded nodes
+    and, wrongly but allowed, the nodes in `over` (the framework asks `filter` on them);
+    raises when a row would raise."""
+
+    over: ClassVar[frozenset[str]] = frozenset()
+
+    def filter_mask(self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Rows) -> RowMask:
+        names = [columns.names[r] for r in rows.tolist()]
+        if any(self.table.get(n) == "raise" for n in names):
+            raise ValueError(f"{self.name} raised")
+        ok = [self.table.get(n, "ok") == "ok" and n not in self.over for n in names]
+        return np.array(ok, np.bool_) & (columns.pod_count[rows] < self.crowded)
 
 
 class Narrow(PreFilterPlugin):
@@ -140,7 +159,7 @@ def searches(draw: st.DrawFn) -> Search:
     ]
     names = [i.name for i in infos]
     plugins: list[type[Any]] = []
-    tables = []
+    tables: list[type[Table]] = []
     for k in range(draw(st.integers(0, 3))):
         reject = draw(st.sampled_from([0.0, 0.1, 0.5, 0.95, 1.0]))
         fault = draw(st.sampled_from([0.0, 0.0, 0.002, 0.02]))
@@ -151,9 +170,11 @@ def searches(draw: st.DrawFn) -> Search:
                 table[name] = rng.choice(FAULTS)
             elif x < fault + reject:
                 table[name] = rng.choice(VERDICTS)
-        base = BatchTable if draw(st.booleans()) else Table
+        base: type[Table] = draw(st.sampled_from([Table, BatchTable, ArrayTable]))
         crowded = draw(st.sampled_from([1_000, 1]))
-        tables.append(type(f"T{k}", (base,), {"name": f"T{k}", "table": table, "crowded": crowded}))
+        over = frozenset(n for n in names if rng.random() < 0.1)
+        attrs = {"name": f"T{k}", "table": table, "crowded": crowded, "over": over}
+        tables.append(type(f"T{k}", (base,), attrs))
     narrowed = draw(st.booleans())
     skip = {t.name for t in tables if draw(st.booleans()) and rng.random() < 0.3}
     if narrowed or skip:
@@ -230,11 +251,11 @@ class NodeByNode(SchedulingAlgorithm):
         return feasible
 
 
-def run(search: Search, batch: bool) -> list[Any]:
+def run(search: Search, batch: bool, fast_path: bool = False) -> list[Any]:
     """Three cycles: each one's outcome and the next start index."""
     fwk = framework(search)
     kind = SchedulingAlgorithm if batch else NodeByNode
-    algorithm = kind(fwk.snapshot, random.Random(0), search.pct)
+    algorithm = kind(fwk.snapshot, random.Random(0), search.pct, fast_path)
     algorithm.next_start_node_index = search.start
     seen: list[Any] = []
     for _ in range(3):
@@ -260,7 +281,9 @@ def run(search: Search, batch: bool) -> list[Any]:
 @settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
 @given(searches())
 def test_search_by_chunks_equals_node_by_node(search: Search) -> None:
-    assert run(search, batch=True) == run(search, batch=False)
+    reference = run(search, batch=False)
+    assert run(search, batch=True) == reference
+    assert run(search, batch=True, fast_path=True) == reference
 
 
 def search_of(count: int, table: dict[str, str], *, scored: bool = True, start: int = 0) -> Search:

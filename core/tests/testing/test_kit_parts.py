@@ -35,7 +35,8 @@ def node(name: str, cpu: str = "2", pods: int = 110, **labels: str) -> Node:
 
 
 TESTING_API = {
-    "ArgsContract", "BatchFilterContract", "BatchScoreContract", "BindContract",
+    "ArgsContract", "ArrayFilterContract", "ArrayScoreContract", "BatchFilterContract",
+    "BatchScoreContract", "BindContract",
     "ClusterScenario", "ConformanceWarning", "ContractBase",
     "EndToEndContract",
     "EndToEndReport", "EnqueueExtensionsContract", "FilterContract", "FilterPhase",
@@ -43,7 +44,8 @@ TESTING_API = {
     "PodBuilder", "PostBindContract", "PostFilterContract", "PreBindContract",
     "PreEnqueueContract", "PreFilterContract", "PreFilterExtensionsContract",
     "PreScoreContract", "QueueSortContract", "ReserveContract", "Scenario", "ScoreContract",
-    "ScorePhase", "VectorizedContract", "batch_filter_mismatch", "batch_score_mismatch",
+    "ScorePhase", "VectorizedContract", "array_filter_mismatch", "array_score_mismatch",
+    "batch_filter_mismatch", "batch_score_mismatch",
     "make_node", "make_pod",
     "PLUGIN_API_MODULES", "plugin_api_violations",
     "run_end_to_end",

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from kubesched.testing._array import array_filter_mismatch, array_score_mismatch
 from kubesched.testing._batch import batch_filter_mismatch, batch_score_mismatch
 from kubesched.testing._builders import NodeBuilder, PodBuilder, make_node, make_pod
 from kubesched.testing._end_to_end import EndToEndReport, run_end_to_end
@@ -32,6 +33,8 @@ from kubesched.testing._scenario import ClusterScenario, Scenario
 if TYPE_CHECKING:
     from kubesched.testing.contracts import (
         ArgsContract,
+        ArrayFilterContract,
+        ArrayScoreContract,
         BatchFilterContract,
         BatchScoreContract,
         BindContract,
@@ -62,6 +65,8 @@ pytest_plugins: list[str] = ["kubesched.testing.plugin"]
 _CONTRACTS = frozenset(
     {
         "ArgsContract",
+        "ArrayFilterContract",
+        "ArrayScoreContract",
         "BatchFilterContract",
         "BatchScoreContract",
         "BindContract",
@@ -90,6 +95,8 @@ _CONTRACTS = frozenset(
 __all__ = [
     "PLUGIN_API_MODULES",
     "ArgsContract",
+    "ArrayFilterContract",
+    "ArrayScoreContract",
     "BatchFilterContract",
     "BatchScoreContract",
     "BindContract",
@@ -120,6 +127,8 @@ __all__ = [
     "ScoreContract",
     "ScorePhase",
     "VectorizedContract",
+    "array_filter_mismatch",
+    "array_score_mismatch",
     "batch_filter_mismatch",
     "batch_score_mismatch",
     "make_node",

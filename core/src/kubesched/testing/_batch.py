@@ -28,7 +28,7 @@ def _status(value: Any) -> Status:
     return value if isinstance(value, Status) else Status()
 
 
-def _per_node(
+def score_node_by_node(
     plugin: ScorePlugin, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
 ) -> _Answer:
     """Score on each node in order: the raw scores, or the (code, message) of the first
@@ -65,7 +65,7 @@ def batch_score_mismatch(
     differs. Run PreScore on `state` first, as the framework does."""
     if not isinstance(plugin, BatchScorePlugin):
         return f"{plugin.name} has no score_nodes"
-    raw, failed = _per_node(plugin, state, pod, nodes)
+    raw, failed = score_node_by_node(plugin, state, pod, nodes)
     batch = _batch(plugin, state, pod, nodes)
     if isinstance(batch, str):
         return batch
@@ -86,7 +86,7 @@ def batch_score_mismatch(
     return None
 
 
-def _filter_answer(value: Any) -> tuple[str, str] | None:
+def filter_answer(value: Any) -> tuple[str, str] | None:
     """(code, message) of a Filter answer, None when it is not one."""
     if value is None:
         return ("Success", "")
@@ -109,7 +109,7 @@ def batch_filter_mismatch(
     raised_on: str | None = None
     for info in nodes:
         try:
-            per_node.append(_filter_answer(plugin.filter(state, pod, info)))
+            per_node.append(filter_answer(plugin.filter(state, pod, info)))
         except Exception as exc:
             raised_on = raised_on or f"{info.name} ({type(exc).__name__}: {exc})"
             per_node.append(None)
@@ -130,7 +130,7 @@ def batch_filter_mismatch(
         return f"filter_nodes returned {out!r}, not a list of statuses"
     if len(answers) != len(nodes):
         return f"filter_nodes returned {len(answers)} answers for {len(nodes)} nodes"
-    batch = [_filter_answer(a) for a in answers]
+    batch = [filter_answer(a) for a in answers]
     for name, value, got, want in zip(names, answers, batch, per_node, strict=True):
         if got is None:
             return f"filter_nodes answered {value!r} for node {name}, not a Status or None"

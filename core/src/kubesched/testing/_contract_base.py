@@ -162,6 +162,14 @@ def applies_to(point: str, plugin: PluginUnderTest) -> str | None:
         if not (issubclass(cls, ScorePlugin) and callable(getattr(cls, "score_nodes", None))):
             return f"{plugin.name} offers no batch Score (score_nodes)"
         return None
+    if point == "ArrayFilter":
+        if not (issubclass(cls, FilterPlugin) and callable(getattr(cls, "filter_mask", None))):
+            return f"{plugin.name} offers no array Filter (filter_mask)"
+        return None
+    if point == "ArrayScore":
+        if not (issubclass(cls, ScorePlugin) and callable(getattr(cls, "score_array", None))):
+            return f"{plugin.name} offers no array Score (score_array)"
+        return None
     if point == "VectorizedScore":
         if not (issubclass(cls, ScorePlugin) and callable(getattr(cls, "score_vectorized", None))):
             return f"{plugin.name} offers no vectorized Score (score_vectorized)"

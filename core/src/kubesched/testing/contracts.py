@@ -25,7 +25,12 @@ from kubesched.testing._contract_base import (
     PluginUnderTest,
     applies_to,
 )
-from kubesched.testing._contracts_batch import BatchFilterContract, BatchScoreContract
+from kubesched.testing._contracts_batch import (
+    ArrayFilterContract,
+    ArrayScoreContract,
+    BatchFilterContract,
+    BatchScoreContract,
+)
 from kubesched.testing._contracts_cycle import (
     FilterContract,
     PermitContract,
@@ -51,6 +56,8 @@ from kubesched.testing._contracts_plugin import (
 
 __all__ = [
     "ArgsContract",
+    "ArrayFilterContract",
+    "ArrayScoreContract",
     "BatchFilterContract",
     "BatchScoreContract",
     "BindContract",
@@ -86,11 +93,13 @@ class PluginConformance(
     PermitContract,
     ReserveContract,
     VectorizedContract,
+    ArrayScoreContract,
     BatchScoreContract,
     ScoreContract,
     PreScoreContract,
     PostFilterContract,
     PreFilterExtensionsContract,
+    ArrayFilterContract,
     BatchFilterContract,
     FilterContract,
     PreFilterContract,
