@@ -388,3 +388,15 @@ def test_a_deleted_node_loses_its_pods_and_their_replicaset_replaces_them() -> N
     assert len(after) == 3 and before[1] not in after
     assert [before[0], before[2]] == [n for n in after if n not in unbound]
     assert len(unbound) == 1
+
+
+def test_a_job_pod_deleted_before_it_finished_counts_as_failed_and_is_replaced() -> None:
+    async def preempt(cluster: MemoryCluster) -> tuple[object, int]:
+        [first, _] = pods_of(cluster, "crunch-")
+        await cluster.delete("Pod", first.metadata.name, "default")  # unbound: gone at once
+        await settle(cluster)
+        return cluster.get("Job", "crunch", "default"), len(pods_of(cluster, "crunch-"))
+
+    job, pods = run(JOB % "{}", preempt)
+    assert job.status.failed == 1  # type: ignore[attr-defined]
+    assert pods == 2  # replaced once the 10 s backoff passed

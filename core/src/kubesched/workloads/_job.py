@@ -6,8 +6,10 @@ the backoff of getRemainingTime / backoffRecord) and pkg/registry/batch/job/stra
 `min(parallelism, completions - succeeded)` active pods named `<job>-<5 random characters>`
 (`<job>-<index>-<...>` for an Indexed Job, one per pending index) until `completions` pods
 have succeeded (Complete), or until more than `backoffLimit` have failed (Failed,
-BackoffLimitExceeded; its active pods are deleted). After a failure, new pods wait out the
-pod failure backoff: 10 s doubled per failure, at most 6 minutes.
+BackoffLimitExceeded; its active pods are deleted); a pod deleted before it finished
+(preempted, or its node gone) counts as failed, as upstream's pod tracking counts it. After
+a failure, new pods wait out the pod failure backoff: 10 s doubled per failure, at most 6
+minutes.
 
 Pods finish through the pod lifecycle (`kubesched.workloads.PodLifecycle`): a Job's pods run
 for the duration in their template's `simulation.kubesched.io/duration` annotation or, when
@@ -21,6 +23,7 @@ from datetime import datetime
 from typing import Any, Final
 
 from kubesched.api import Pod
+from kubesched.cluster import WatchEvent
 from kubesched.workloads._labels import (
     COMPLETION_INDEX,
     CONTROLLER_UID,
@@ -31,7 +34,7 @@ from kubesched.workloads._labels import (
     RESULT_ANNOTATION,
 )
 from kubesched.workloads._models import Job, JobCondition, JobStatus
-from kubesched.workloads._pods import is_active, owned_by, pod_from_template
+from kubesched.workloads._pods import controller_of, is_active, owned_by, pod_from_template
 from kubesched.workloads._reconciler import Reconciler
 
 __all__ = ["BACKOFF_BASE", "BACKOFF_MAX", "JobController", "backoff_delay"]
@@ -61,6 +64,18 @@ class JobController(Reconciler):
         super().__init__()
         self._failures: dict[str, tuple[int, float]] = {}
         """Job uid -> (failed pods seen, loop time the last new failure was seen)."""
+        self._lost: dict[str, int] = {}
+        """Job uid -> its pods deleted before they finished (preempted, evicted ...)."""
+
+    def _on_pod(self, ev: WatchEvent) -> None:
+        # upstream (pod tracking with finalizers): a pod deleted before it finished counts
+        # as failed, and so toward the backoff limit
+        pod: Pod = ev.obj
+        if ev.type == "DELETED" and not pod.is_terminal:
+            ref = controller_of(pod)
+            if ref is not None and ref.kind == self.kind:
+                self._lost[ref.uid] = self._lost.get(ref.uid, 0) + 1
+        super()._on_pod(ev)
 
     async def sync(self, obj: Any) -> None:
         job: Job = obj
@@ -70,14 +85,15 @@ class JobController(Reconciler):
         pods: list[Pod] = owned_by(cluster.list(_POD), job)
         active = [p for p in pods if is_active(p)]
         succeeded = [p for p in pods if p.status.phase == "Succeeded"]
-        failed = [p for p in pods if p.status.phase == "Failed"]
+        failed = sum(1 for p in pods if p.status.phase == "Failed")
+        failed += self._lost.get(job.metadata.uid, 0)
         status = job.status.model_copy(
-            update={"active": len(active), "succeeded": len(succeeded), "failed": len(failed)}
+            update={"active": len(active), "succeeded": len(succeeded), "failed": failed}
         )
         if status.start_time is None:
             status.start_time = self._now()
         spec = job.spec
-        if len(failed) > spec.backoff_limit:
+        if failed > spec.backoff_limit:
             for pod in active:
                 await cluster.delete(_POD, pod.metadata.name, pod.metadata.namespace)
             message = "Job has reached the specified backoff limit"
@@ -97,7 +113,7 @@ class JobController(Reconciler):
             await self.write_status(job, status)
             return
         wanted = self._wanted(job, len(succeeded), len(active))
-        if wanted > len(active) and not spec.suspend and not self._backing_off(job, len(failed)):
+        if wanted > len(active) and not spec.suspend and not self._backing_off(job, failed):
             await self._create(job, wanted - len(active), active, done_indexes)
         await self.write_status(job, status)
 
