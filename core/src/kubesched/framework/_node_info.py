@@ -149,9 +149,13 @@ class NodeInfo:
         """Remove the pod with this pod's UID and return its PodInfo; None when it was not
         on the node."""
         uid = pod.metadata.uid
-        for i, p in enumerate(self.pods):
+        pods = self.pods
+        # newest first: the pod a confirmation or a forget takes out was mostly added last
+        # (UIDs are unique on a node, so the direction does not change which one is found)
+        for i in range(len(pods) - 1, -1, -1):
+            p = pods[i]
             if p.pod.metadata.uid == uid:
-                del self.pods[i]
+                del pods[i]
                 if self.pods_with_affinity:
                     self.pods_with_affinity = [
                         q for q in self.pods_with_affinity if q.pod.metadata.uid != uid

@@ -36,9 +36,8 @@ class _ActiveEntry:
         a, b = self.pinfo, other.pinfo
         if self.less(a, b):
             return True
-        if self.less(b, a):
-            return False
-        return self.seq < other.seq
+        # equals go in FIFO order; only a later entry needs the second comparison
+        return self.seq < other.seq and not self.less(b, a)
 
 
 class ActiveQueue:
