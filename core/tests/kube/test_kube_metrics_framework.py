@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 
 pytest.importorskip("prometheus_client", reason="needs the kube extra (prometheus_client)")
@@ -20,8 +21,11 @@ from kubesched.framework import (
     EnqueueExtensions,
     EventResource,
     FilterPlugin,
+    NodeColumns,
     NodeInfo,
     Plugin,
+    RowMask,
+    Rows,
     Snapshot,
     Status,
 )
@@ -85,3 +89,34 @@ def test_an_instrumented_profile_is_the_plain_one_counted() -> None:
     evaluations = metrics.plugins.evaluations
     assert evaluations[("NodeWatcher", "Filter", "prof")] == 2
     assert evaluations[("Plain", "Filter", "prof")] == 1  # not reached on "bad"
+
+
+class Masked(NodeWatcher):
+    """NodeWatcher with an array form (plugin API 0.4)."""
+
+    def filter_mask(self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Rows) -> RowMask:
+        mask: RowMask = np.array([columns.names[r] != "bad" for r in rows.tolist()], np.bool_)
+        return mask
+
+
+def test_the_fast_path_counts_each_node_once_per_plugin_as_the_per_node_path() -> None:
+    metrics = SchedulerMetrics()
+    infos = [NodeInfo(make_node(n).alloc(cpu="1", pods=10).obj()) for n in ("a", "bad", "c")]
+    profile = ResolvedProfile("prof", {"Filter": ["NodeWatcher", "Plain"]}, {}, {})
+    counted: Framework = metrics.framework(
+        profile,
+        {"NodeWatcher": Masked, "Plain": Plain},
+        cluster=None,
+        clock=VirtualClock(),
+        snapshot=Snapshot(infos),
+        event_recorder=_Recorder(),
+    )
+    passed, rejected = counted.filter_rows(
+        CycleState(), make_pod("p").obj(), np.arange(3, dtype=np.intp)
+    )
+    assert passed.tolist() == [True, False, True]
+    assert rejected[1].message() == "no" and rejected[1].plugin == "NodeWatcher"
+    evaluations = metrics.plugins.evaluations
+    # the mask counts the two rows it passes, `filter` the one it rejects
+    assert evaluations[("NodeWatcher", "Filter", "prof")] == 3
+    assert evaluations[("Plain", "Filter", "prof")] == 2

@@ -26,10 +26,11 @@ from kubesched.framework import (
     Plugin,
     PostFilterResult,
     PreFilterResult,
+    Rows,
     Status,
 )
 from kubesched.run._metrics_plugins import PluginMetrics, status_label
-from kubesched.runtime import Framework, NodePluginScores
+from kubesched.runtime import Framework, NodePluginScores, RowScoring
 
 __all__ = ["InstrumentedFramework"]
 
@@ -79,6 +80,12 @@ class InstrumentedFramework(Framework):
         self._batch_scorers = {
             n: plugin_metrics.batch_score(call, n, name) for n, call in self._batch_scorers.items()
         }
+        self._array_filters = {
+            n: plugin_metrics.array_filter(call, n, name) for n, call in self._array_filters.items()
+        }
+        self._array_scorers = {
+            n: plugin_metrics.array_score(call, n, name) for n, call in self._array_scorers.items()
+        }
 
     # -- timing -------------------------------------------------------------------------
     def _observe(self, point: str, result: Any, started: float) -> None:
@@ -123,6 +130,12 @@ class InstrumentedFramework(Framework):
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[list[NodePluginScores], Status]:
         return self._timed("Score", super().run_score_plugins, state, pod, nodes)
+
+    def score_rows(
+        self, state: CycleState, pod: Pod, rows: Rows
+    ) -> tuple[RowScoring | None, Status | None]:
+        # the fast path's Score runner: the same "Score" extension point
+        return self._timed("Score", super().score_rows, state, pod, rows)
 
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         return self._timed("Reserve", super().run_reserve_plugins_reserve, state, pod, node_name)

@@ -154,6 +154,15 @@ class PluginMetrics:
         """A BatchScorePlugin's `score_nodes`, counted per node and timed when sampled."""
         return self._batch(call, plugin, "Score", profile, _score_statuses)
 
+    def array_filter(self, call: Callable[..., Any], plugin: str, profile: str) -> Any:
+        """An ArrayFilterPlugin's `filter_mask`, counted and timed for the rows it passes
+        (the framework calls `filter`, counted on its own, on the rows it rejects)."""
+        return self._batch(call, plugin, "Filter", profile, _mask_statuses, _mask_passed)
+
+    def array_score(self, call: Callable[..., Any], plugin: str, profile: str) -> Any:
+        """An ArrayScorePlugin's `score_array`, counted per row and timed when sampled."""
+        return self._batch(call, plugin, "Score", profile, _score_statuses)
+
     def _timed(
         self,
         call: Callable[..., Any],
@@ -207,20 +216,27 @@ class PluginMetrics:
         point: str,
         profile: str,
         statuses: Callable[[Any, int], Sequence[str]],
+        counted: Callable[[Any, int], int] = lambda result, n: n,
     ) -> Callable[..., Any]:
+        """A form answering for many nodes at once, its last argument the nodes (a batch
+        form) or rows (an array form): `counted(result, n)` evaluations, and in sampled
+        cycles its time shared among the nodes, observed with `statuses(result, n)`."""
         key = (plugin, point, profile)
         evaluations = self.evaluations
         observe = self._observe
 
         @functools.wraps(call)
-        def batch(state: CycleState, pod: Any, nodes: Sequence[Any]) -> Any:
-            evaluations[key] = evaluations.get(key, 0) + len(nodes)
-            if not state.get(_SAMPLED) or not nodes:
-                return call(state, pod, nodes)
+        def batch(state: CycleState, pod: Any, *args: Any) -> Any:
+            n = len(args[-1])
+            if not state.get(_SAMPLED) or not n:
+                result = call(state, pod, *args)
+                evaluations[key] = evaluations.get(key, 0) + counted(result, n)
+                return result
             started = time.perf_counter()
-            result = call(state, pod, nodes)
-            share = (time.perf_counter() - started) / len(nodes)
-            for status in statuses(result, len(nodes)):
+            result = call(state, pod, *args)
+            share = (time.perf_counter() - started) / n
+            evaluations[key] = evaluations.get(key, 0) + counted(result, n)
+            for status in statuses(result, n):
                 observe(plugin, point, status, share)
             return result
 
@@ -331,6 +347,15 @@ def _filter_statuses(result: Any, n: int) -> Sequence[str]:
     if isinstance(result, list | tuple) and len(result) == n:
         return [status_label(s) for s in result]
     return [_ERROR] * n
+
+
+def _mask_passed(result: Any, n: int) -> int:
+    """The rows a mask passes (the framework asks `filter`, counted apart, on the rest)."""
+    return int(result.sum()) if hasattr(result, "sum") else n
+
+
+def _mask_statuses(result: Any, n: int) -> Sequence[str]:
+    return [_SUCCESS] * _mask_passed(result, n)
 
 
 def _score_statuses(result: Any, n: int) -> Sequence[str]:
