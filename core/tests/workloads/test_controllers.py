@@ -400,3 +400,83 @@ def test_a_job_pod_deleted_before_it_finished_counts_as_failed_and_is_replaced()
     job, pods = run(JOB % "{}", preempt)
     assert job.status.failed == 1  # type: ignore[attr-defined]
     assert pods == 2  # replaced once the 10 s backoff passed
+
+
+ROLLOUT = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 4
+  strategy: {type: %s}
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: nginx:1.26}]}
+"""
+
+
+async def _new_image(cluster: MemoryCluster) -> None:
+    [deployment] = cluster.list("Deployment")
+    template = deployment.spec.template
+    containers = [template.spec.containers[0].model_copy(update={"image": "nginx:1.27"})]
+    spec = deployment.spec.model_copy(
+        update={
+            "template": template.model_copy(
+                update={"spec": template.spec.model_copy(update={"containers": containers})}
+            )
+        }
+    )
+    await cluster.update(deployment.model_copy(update={"spec": spec}))
+    await settle(cluster, step=0.001, limit=0.01)
+
+
+def _by_image(cluster: MemoryCluster) -> dict[str, tuple[int, int]]:
+    """image -> (active pods, bound active pods)."""
+    out: dict[str, tuple[int, int]] = {}
+    for pod in cluster.list("Pod"):
+        if pod.is_terminal or pod.is_terminating:
+            continue
+        image = pod.spec.containers[0].image
+        active, bound = out.get(image, (0, 0))
+        out[image] = (active + 1, bound + bool(pod.spec.node_name))
+    return out
+
+
+def test_a_rolling_update_keeps_within_max_surge_and_max_unavailable() -> None:
+    async def roll(cluster: MemoryCluster) -> list[dict[str, tuple[int, int]]]:
+        await bind_all(cluster, ["n1"])
+        await settle(cluster)
+        await _new_image(cluster)
+        steps = [_by_image(cluster)]
+        for _ in range(10):
+            await bind_all(cluster, ["n1"])
+            await settle(cluster, step=0.001, limit=0.01)  # not the 30 s grace periods
+            steps.append(_by_image(cluster))
+        return steps
+
+    steps = run(ROLLOUT % "RollingUpdate", roll)
+    for step in steps:
+        active = sum(a for a, _ in step.values())
+        bound = sum(b for _, b in step.values())
+        assert active <= 4 + 1, step  # maxSurge 25% of 4, rounded up
+        assert bound >= 4 - 1, step  # maxUnavailable 25%, rounded down
+    # before any new pod is bound: one surged, one old scaled away for a second new one
+    # (upstream rolling.go: 4+1 pods at most, then 3 available at least)
+    assert steps[0] == {"nginx:1.26": (3, 3), "nginx:1.27": (2, 0)}
+    assert steps[-1] == {"nginx:1.27": (4, 4)}
+
+
+def test_a_recreate_rollout_starts_the_new_pods_once_the_old_are_gone() -> None:
+    async def roll(cluster: MemoryCluster) -> list[dict[str, tuple[int, int]]]:
+        await bind_all(cluster, ["n1"])
+        await settle(cluster)
+        await _new_image(cluster)
+        before = _by_image(cluster)
+        terminating = sum(1 for p in cluster.list("Pod") if p.is_terminating)
+        await settle(cluster)  # the old pods' 30 s grace periods
+        return [before, {"terminating": (terminating, 0)}, _by_image(cluster)]
+
+    before, terminating, after = run(ROLLOUT % "Recreate", roll)
+    assert before == {} and terminating == {"terminating": (4, 0)}
+    assert after == {"nginx:1.27": (4, 0)}

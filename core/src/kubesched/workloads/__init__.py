@@ -23,6 +23,7 @@ from kubesched.workloads._daemonset import (
     node_should_run,
     replace_node_name_affinity,
 )
+from kubesched.workloads._deployment import DeploymentController
 from kubesched.workloads._gc import GarbageCollector
 from kubesched.workloads._job import JobController, backoff_delay
 from kubesched.workloads._labels import (
@@ -44,7 +45,7 @@ from kubesched.workloads._models import (
     workload_kinds,
 )
 from kubesched.workloads._pods import compute_hash, safe_encode_string
-from kubesched.workloads._replicaset import DeploymentController, ReplicaSetController
+from kubesched.workloads._replicaset import ReplicaSetController
 from kubesched.workloads._statefulset import StatefulSetController
 
 __all__ = [

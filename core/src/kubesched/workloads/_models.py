@@ -12,9 +12,9 @@ model ignores what it does not need.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
 from kubesched.api import K8sModel, KindInfo, LabelSelector, ObjectMeta, PodSpec
 
@@ -25,6 +25,8 @@ __all__ = [
     "Deployment",
     "DeploymentSpec",
     "DeploymentStatus",
+    "DeploymentStrategy",
+    "IntOrString",
     "Job",
     "JobCondition",
     "JobSpec",
@@ -33,6 +35,7 @@ __all__ = [
     "ReplicaSet",
     "ReplicaSetSpec",
     "ReplicaSetStatus",
+    "RollingUpdateDeployment",
     "StatefulSet",
     "StatefulSetSpec",
     "StatefulSetStatus",
@@ -80,6 +83,8 @@ class ReplicaSetSpec(K8sModel):
 
 class ReplicaSetStatus(K8sModel):
     replicas: int = 0
+    available_replicas: int = 0
+    """Active pods bound to a node (a simulation has no readiness, nor minReadySeconds)."""
     observed_generation: int = 0
 
 
@@ -89,13 +94,42 @@ class ReplicaSet(_Workload):
     status: ReplicaSetStatus = Field(default_factory=ReplicaSetStatus)
 
 
+IntOrString = int | str
+"""`intstr.IntOrString`: a count (`2`) or a percentage (`"25%"`)."""
+
+
+def _check_int_or_percent(value: IntOrString) -> IntOrString:
+    # upstream ValidatePositiveIntOrPercent
+    if isinstance(value, int):
+        if value < 0:
+            raise ValueError("must be greater than or equal to 0")
+    elif not (value.endswith("%") and value[:-1].isdigit()):
+        raise ValueError(
+            "a valid percent string must be a numeric string followed by an ending '%'"
+        )
+    return value
+
+
+class RollingUpdateDeployment(K8sModel):
+    max_surge: Annotated[IntOrString, AfterValidator(_check_int_or_percent)] = "25%"
+    max_unavailable: Annotated[IntOrString, AfterValidator(_check_int_or_percent)] = "25%"
+
+
+class DeploymentStrategy(K8sModel):
+    type: Literal["RollingUpdate", "Recreate"] = "RollingUpdate"
+    rolling_update: RollingUpdateDeployment | None = None
+
+
 class DeploymentSpec(ReplicaSetSpec):
     paused: bool = False
-    # strategy, minReadySeconds, revisionHistoryLimit, progressDeadlineSeconds: ignored
+    strategy: DeploymentStrategy = Field(default_factory=DeploymentStrategy)
+    # minReadySeconds, revisionHistoryLimit, progressDeadlineSeconds: ignored
 
 
 class DeploymentStatus(K8sModel):
     replicas: int = 0
+    updated_replicas: int = 0
+    available_replicas: int = 0
     observed_generation: int = 0
     collision_count: int | None = None
 

@@ -14,11 +14,12 @@ from kubesched.api import KindRegistry
 from kubesched.cluster import Cluster, Controller
 from kubesched.hookspecs import ReportSection, SimulationResultView, hookimpl
 from kubesched.workloads._daemonset import DaemonSetController
+from kubesched.workloads._deployment import DeploymentController
 from kubesched.workloads._gc import GarbageCollector
 from kubesched.workloads._job import JobController
 from kubesched.workloads._lifecycle import PodLifecycle
 from kubesched.workloads._models import workload_kinds
-from kubesched.workloads._replicaset import DeploymentController, ReplicaSetController
+from kubesched.workloads._replicaset import ReplicaSetController
 from kubesched.workloads._report import workloads_section
 from kubesched.workloads._statefulset import StatefulSetController
 
