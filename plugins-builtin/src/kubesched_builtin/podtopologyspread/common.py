@@ -198,11 +198,13 @@ def default_selector(pod: Pod, cluster: Any) -> Selector:
     Services in its namespace that select it, merged, plus that of its controlling
     ReplicationController, ReplicaSet or StatefulSet.
 
-    Objects are read with `cluster.list(kind)` / `cluster.get(kind, name, namespace)`. These
-    kinds are not registered in kubesched yet, so a cluster returns none of them and the
-    selector is empty: default constraints then select nothing, as upstream does for a pod
-    with no owners. A backend that fails to read a kind counts as having none of it
-    (upstream ignores lister errors here)."""
+    Objects are read with `cluster.list(kind)` / `cluster.get(kind, name, namespace)`. A
+    simulation registers ReplicaSet and StatefulSet (`kubesched.workloads`), so the pods of
+    Deployments and StatefulSets get their owner's selector; Services and
+    ReplicationControllers are not registered, and a cluster without a kind returns none of
+    it (default constraints then select nothing, as upstream does for a pod with no owners).
+    A backend that fails to read a kind counts as having none of it (upstream ignores lister
+    errors here)."""
     namespace = _namespace(pod)
     labels = pod.metadata.labels
     merged: dict[str, str] = {}
