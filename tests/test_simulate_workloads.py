@@ -277,3 +277,27 @@ spec:
     [db] = data["sections"]["workloads"]
     assert (db["desired"], db["pods"], db["bound"]) == (3, 1, 0)
     assert db["message"] == "OrderedReady: db-1 waits until db-0 is bound"
+
+
+def test_a_pod_with_a_bad_duration_names_its_file_and_document(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    pod = """
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+  annotations: {simulation.kubesched.io/duration: soon}
+spec: {containers: [{name: c, image: x}]}
+"""
+    path = _write(tmp_path, NODES + pod)
+    code = main(["simulate", str(path), "--no-progress"])
+    err = " ".join(capsys.readouterr().err.split())
+
+    assert code == EXIT_BAD_INPUT
+    assert (
+        f'{path}: document 3: pods "p" is invalid: metadata.annotations'
+        '[simulation.kubesched.io/duration]: Invalid value: "soon": a non-negative Go '
+        'duration such as "90s" or "1h30m"'
+    ) in err

@@ -45,7 +45,7 @@ WORKLOADS_API = {
     "RESULT_ANNOTATION", "DaemonSet", "DaemonSetController", "Deployment",
     "DeploymentController", "GarbageCollector", "Job", "JobController", "PodLifecycle", "PodTemplateSpec",
     "ReplicaSet", "ReplicaSetController", "StatefulSet", "StatefulSetController", "Workload",
-    "add_daemon_tolerations", "backoff_delay", "compute_hash", "node_should_run",
+    "add_daemon_tolerations", "backoff_delay", "check_pod_lifecycles", "compute_hash", "node_should_run",
     "pod_duration", "register", "replace_node_name_affinity", "safe_encode_string",
     "workload_kinds",
 }  # fmt: skip

@@ -49,6 +49,7 @@ from kubesched.simulate._results import (
     group_skipped,
 )
 from kubesched.simulate._sections import collect_sections
+from kubesched.workloads import check_pod_lifecycles
 from kubesched.workloads import register as register_workloads
 
 __all__ = ["Progress", "Simulation", "simulate"]
@@ -132,6 +133,7 @@ class Simulation:
 
     async def _main(self) -> SimulationResult:
         loop = asyncio.get_running_loop()
+        check_pod_lifecycles(self.objects, self.origins)
         await create_objects(self.cluster, self.objects, self.origins)
         # the pods some profile will try (a pod left to another scheduler is never decided)
         names = {p.scheduler_name for p in self.config.profiles}

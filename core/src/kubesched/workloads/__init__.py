@@ -47,6 +47,7 @@ from kubesched.workloads._models import (
 from kubesched.workloads._pods import compute_hash, safe_encode_string
 from kubesched.workloads._replicaset import ReplicaSetController
 from kubesched.workloads._statefulset import StatefulSetController
+from kubesched.workloads._validation import check_pod_lifecycles
 
 __all__ = [
     "CONTROLLER_UID",
@@ -71,6 +72,7 @@ __all__ = [
     "Workload",
     "add_daemon_tolerations",
     "backoff_delay",
+    "check_pod_lifecycles",
     "compute_hash",
     "node_should_run",
     "pod_duration",

@@ -17,15 +17,18 @@ spec.template.metadata.labels: Invalid value: ...: `selector` does not match tem
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Final
 
 from pydantic import ValidationError
 
-from kubesched.api import KindRegistry, LabelSelector
+from kubesched._errors import ManifestError
+from kubesched.api import K8sModel, KindRegistry, LabelSelector, Pod
 from kubesched.api.field import (
     FieldError,
     Path,
     Stringer,
+    aggregate,
     go_quote,
     invalid,
     not_supported,
@@ -35,7 +38,7 @@ from kubesched.config import parse_duration
 from kubesched.workloads._labels import DURATION_ANNOTATION, RESULT_ANNOTATION, RESULTS
 from kubesched.workloads._models import Job, PodTemplateSpec, StatefulSet
 
-__all__ = ["PVC_KIND", "lifecycle_annotation_errors", "validate_workload"]
+__all__ = ["PVC_KIND", "check_pod_lifecycles", "lifecycle_annotation_errors", "validate_workload"]
 
 PVC_KIND: Final = "PersistentVolumeClaim"
 
@@ -168,3 +171,20 @@ def _job(job: Job) -> list[FieldError]:
     elif policy not in ("OnFailure", "Never"):
         errors.append(not_supported(path, policy, ["OnFailure", "Never"]))
     return errors
+
+
+def check_pod_lifecycles(
+    objects: Sequence[K8sModel], origins: Sequence[tuple[str, int]] = ()
+) -> None:
+    """Raise ManifestError for the first pod whose simulation annotations do not parse,
+    naming the file and document it came from (`origins`, parallel to `objects`)."""
+    for index, obj in enumerate(objects):
+        if not isinstance(obj, Pod):
+            continue
+        path = Path("metadata").child("annotations")
+        errors = lifecycle_annotation_errors(obj.metadata.annotations, path)
+        if errors:
+            file, document = origins[index] if index < len(origins) else (None, None)
+            # worded as the API server's refusals are (create_objects' other errors)
+            detail = f"pods {go_quote(obj.metadata.name)} is invalid: {aggregate(errors)}"
+            raise ManifestError(detail, file=file, document=document)
