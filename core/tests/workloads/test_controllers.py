@@ -383,7 +383,7 @@ def test_a_deleted_node_loses_its_pods_and_their_replicaset_replaces_them() -> N
         return before, [p.metadata.name for p in pods], unbound
 
     text = NODES + "---" + DEPLOYMENT
-    before, after, unbound = run(text, outage)
+    before, after, unbound = run(text, outage, pod_gc=True)
     # round robin over n1, n2: the second pod was on n2, and is replaced by a new, unbound one
     assert len(after) == 3 and before[1] not in after
     assert [before[0], before[2]] == [n for n in after if n not in unbound]
@@ -480,3 +480,14 @@ def test_a_recreate_rollout_starts_the_new_pods_once_the_old_are_gone() -> None:
     before, terminating, after = run(ROLLOUT % "Recreate", roll)
     assert before == {} and terminating == {"terminating": (4, 0)}
     assert after == {"nginx:1.27": (4, 0)}
+
+
+def test_by_default_pods_of_a_deleted_node_stay_bound_to_it() -> None:
+    async def outage(cluster: MemoryCluster) -> list[str]:
+        await bind_all(cluster, ["n1", "n2"])
+        await settle(cluster)
+        await cluster.delete("Node", "n2")
+        await settle(cluster)
+        return sorted(p.spec.node_name for p in pods_of(cluster, "web-"))
+
+    assert run(NODES + "---" + DEPLOYMENT, outage) == ["n1", "n1", "n2"]

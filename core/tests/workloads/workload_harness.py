@@ -13,22 +13,25 @@ from kubesched.api import K8sModel, Pod
 from kubesched.clock import VirtualClock, VirtualTimeLoop
 from kubesched.cluster.memory import MemoryCluster, default_kinds
 from kubesched.runtime import make_plugin_manager
-from kubesched.workloads import hooks, register
+from kubesched.workloads import GarbageCollector, hooks, register
 
 T = TypeVar("T")
 
 
 def new_cluster(
-    seed: int = 0, *, entrypoints: bool = False
+    seed: int = 0, *, entrypoints: bool = False, pod_gc: bool = False
 ) -> tuple[MemoryCluster, VirtualTimeLoop]:
     """A memory cluster whose kinds include the workloads (and, with `entrypoints`, the
-    installed packages' kinds: PersistentVolumeClaim when kubesched-volumebinding is)."""
+    installed packages' kinds: PersistentVolumeClaim when kubesched-volumebinding is), and
+    with `pod_gc` the garbage collector deleting the pods of deleted nodes."""
     pm = make_plugin_manager(load_entrypoints=entrypoints)
     register(pm)
     clock = VirtualClock()
     loop = VirtualTimeLoop(clock)
     cluster = MemoryCluster(default_kinds(pm), clock, uid_seed=seed)
     for controller in hooks.kubesched_cluster_controllers(cluster):
+        if isinstance(controller, GarbageCollector):
+            controller.orphaned_pods = pod_gc
         cluster.add_controller(controller)
     return cluster, loop
 
@@ -68,9 +71,10 @@ def run(
     *,
     seed: int = 0,
     entrypoints: bool = False,
+    pod_gc: bool = False,
 ) -> T:
     """Create the objects in `text`, start the controllers, settle, then run `body`."""
-    cluster, loop = new_cluster(seed, entrypoints=entrypoints)
+    cluster, loop = new_cluster(seed, entrypoints=entrypoints, pod_gc=pod_gc)
 
     async def main() -> T:
         cluster.create_many(objects(text, cluster))

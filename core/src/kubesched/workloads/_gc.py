@@ -1,5 +1,5 @@
-"""Garbage collection in the embedded cluster: dependents of a deleted workload, and pods
-bound to a deleted node.
+"""Garbage collection in the embedded cluster: dependents of a deleted workload, and (when
+asked, `orphaned_pods`) pods bound to a deleted node.
 
 upstream: pkg/controller/garbagecollector (background propagation: once an owner is gone,
 each object whose ownerReferences name its uid is deleted, so deleting a Deployment deletes
@@ -34,7 +34,11 @@ class GarbageCollector:
 
     name = "garbage-collector"
 
-    def __init__(self) -> None:
+    def __init__(self, *, orphaned_pods: bool = False) -> None:
+        self.orphaned_pods = orphaned_pods
+        """Whether pods bound to a deleted node are deleted (podgc). Off by default: the
+        simulation's reliability model keeps such pods bound (docs/reliability.md,
+        invariant 2) until node deletion becomes a scenario step that evicts them."""
         self._cluster: Cluster | None = None
         self._owners: list[str] = []
         self._nodes: list[str] = []
@@ -57,7 +61,7 @@ class GarbageCollector:
             self._kick()
 
     def _on_node(self, ev: WatchEvent) -> None:
-        if ev.type == "DELETED":
+        if ev.type == "DELETED" and self.orphaned_pods:
             self._nodes.append(ev.obj.metadata.name)
             self._kick()
 
