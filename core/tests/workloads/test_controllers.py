@@ -491,3 +491,18 @@ def test_by_default_pods_of_a_deleted_node_stay_bound_to_it() -> None:
         return sorted(p.spec.node_name for p in pods_of(cluster, "web-"))
 
     assert run(NODES + "---" + DEPLOYMENT, outage) == ["n1", "n1", "n2"]
+
+
+def test_a_finished_pod_records_when_it_finished() -> None:
+    async def finish(cluster: MemoryCluster) -> tuple[object, object]:
+        [first, _] = pods_of(cluster, "crunch-")
+        await cluster.bind(first, "n1")
+        bound_at = cluster.clock.wall_time()
+        await settle(cluster)
+        pod = cluster.get("Pod", first.metadata.name, "default")
+        assert pod is not None and pod.status.phase == "Succeeded"
+        return bound_at, pod.status.condition("Ready")
+
+    bound_at, ready = run(JOB % "{}", finish)
+    assert ready.status == "False" and ready.reason == "PodCompleted"  # type: ignore[attr-defined]
+    assert (ready.last_transition_time - bound_at).total_seconds() == 30  # type: ignore[attr-defined,operator]

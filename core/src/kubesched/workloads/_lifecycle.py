@@ -99,7 +99,12 @@ class PodLifecycle:
                 return
             result = pod.metadata.annotations.get(RESULT_ANNOTATION, RESULTS[0])
             phase = result if result in RESULTS else RESULTS[0]
-            ready = PodCondition(type="Ready", status="False", reason="PodCompleted")
+            clock = getattr(self._cluster, "clock", None)
+            now = clock.wall_time() if clock is not None else None
+            # when it finished, for a timeline: the Ready condition's transition
+            ready = PodCondition(
+                type="Ready", status="False", reason="PodCompleted", last_transition_time=now
+            )
             conditions = [c for c in pod.status.conditions if c.type != "Ready"] + [ready]
             status = pod.status.model_copy(update={"phase": phase, "conditions": conditions})
             try:
