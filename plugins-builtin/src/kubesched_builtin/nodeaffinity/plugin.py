@@ -14,11 +14,14 @@ Upstream: pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go (v1.34).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
-from kubesched.api import Node, Pod
+import numpy as np
+import numpy.typing as npt
+
+from kubesched.api import Node, NodeSelectorTerm, Pod
 from kubesched.api.field import aggregate
 from kubesched.framework import (
     ActionType,
@@ -29,17 +32,22 @@ from kubesched.framework import (
     EventResource,
     FilterPlugin,
     Handle,
+    NodeColumns,
     NodeInfo,
     NodeScore,
     PreFilterPlugin,
     PreFilterResult,
     PreScorePlugin,
     QueueingHint,
+    RowMask,
+    Rows,
+    RowScores,
     ScorePlugin,
     StateData,
     Status,
 )
 from kubesched_builtin.helper import default_normalize_score
+from kubesched_builtin.helper.normalize_score import default_normalize_array
 from kubesched_builtin.names import NODE_AFFINITY
 from kubesched_builtin.nodeaffinity.args import NodeAffinityArgs
 from kubesched_builtin.nodeaffinity.selector import (
@@ -124,6 +132,30 @@ def _names_from_match_fields(pod: Pod) -> set[str] | None:
     return names
 
 
+def _label_keys(terms: Iterable[NodeSelectorTerm]) -> set[str] | None:
+    """The node label keys `terms` read, or None when one reads a field (matchFields:
+    the node's name, which no label column holds)."""
+    keys: set[str] = set()
+    for term in terms:
+        if term.match_fields:
+            return None
+        keys.update(r.key for r in term.match_expressions)
+    return keys
+
+
+def _per_label_group(
+    columns: NodeColumns, rows: Rows, keys: Iterable[str]
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """The rows grouped by their values of the label `keys` (a missing label is a value
+    too): one representative position (in `rows`) per group, and each row's group."""
+    ordered = sorted(keys)
+    if not ordered:
+        return np.zeros(1, np.intp), np.zeros(len(rows), np.intp)
+    ids = np.stack([columns.domain_ids(k)[rows] for k in ordered], axis=1)
+    _, first, inverse = np.unique(ids, axis=0, return_index=True, return_inverse=True)
+    return first, inverse.reshape(-1)
+
+
 def _required(state: CycleState, pod: Pod) -> RequiredNodeAffinity:
     """PreFilter's parsed constraints; parsed here when PreFilter did not run (e.g.
     disabled), as upstream's Filter does."""
@@ -189,6 +221,40 @@ class NodeAffinity(
         (or the pod's constraints parsed) once."""
         required = _required(state, pod)
         return [self._filter(info, required) for info in nodes]
+
+    def filter_mask(self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Rows) -> RowMask:
+        """Filter on the snapshot's columns (ArrayFilterPlugin): nodes alike in every
+        label the pod's and the profile's required terms and nodeSelector read answer
+        alike, so `filter` runs on one node per group. Raises (so `filter` answers node by
+        node) when a term reads a field."""
+        keys = self._required_keys(pod)
+        if keys is None:
+            raise LookupError("matchFields")
+        if not len(rows):
+            return np.zeros(0, np.bool_)
+        required = _required(state, pod)
+        infos = self.handle.snapshot.node_info_list
+        first, group = _per_label_group(columns, rows, keys)
+        ok = np.array(
+            [self._filter(infos[rows[i]], required) is None for i in first.tolist()], np.bool_
+        )
+        mask: RowMask = ok[group]
+        return mask
+
+    def _required_keys(self, pod: Pod) -> set[str] | None:
+        terms: list[NodeSelectorTerm] = []
+        affinity = pod.spec.affinity
+        if affinity is not None and affinity.node_affinity is not None:
+            required = affinity.node_affinity.required_during_scheduling_ignored_during_execution
+            if required is not None:
+                terms += required.node_selector_terms
+        added = self.args.added_affinity
+        if added is not None:
+            required = added.required_during_scheduling_ignored_during_execution
+            if required is not None:
+                terms += required.node_selector_terms
+        keys = _label_keys(terms)
+        return None if keys is None else keys | set(pod.spec.node_selector)
 
     def _filter(self, node_info: NodeInfo, required: RequiredNodeAffinity) -> Status | None:
         node = node_info.node
@@ -256,11 +322,47 @@ class NodeAffinity(
             counts.append(count)
         return counts, None
 
+    def score_array(
+        self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Rows
+    ) -> tuple[RowScores, Status | None]:
+        """Score on the snapshot's columns (ArrayScorePlugin): one node scored per group
+        of nodes alike in the labels the preferred terms read. Raises (so `score` answers
+        node by node) without PreScore's state or when a term reads a field."""
+        data = state.get(PRE_SCORE_STATE_KEY)
+        if not isinstance(data, PreScoreState):
+            raise LookupError(PRE_SCORE_STATE_KEY)
+        affinity = pod.spec.affinity
+        sources = [self.args.added_affinity, affinity.node_affinity if affinity else None]
+        terms = [
+            entry.preference
+            for source in sources
+            if source is not None
+            for entry in source.preferred_during_scheduling_ignored_during_execution
+        ]
+        keys = _label_keys(terms)
+        if keys is None:
+            raise LookupError("matchFields")
+        if not len(rows):
+            return np.zeros(0, np.int64), None
+        infos = self.handle.snapshot.node_info_list
+        first, group = _per_label_group(columns, rows, keys)
+        counts, status = self.score_nodes(state, pod, [infos[rows[i]] for i in first.tolist()])
+        if status is not None:
+            return np.zeros(0, np.int64), status
+        scores: RowScores = np.array(counts, np.int64)[group]
+        return scores, None
+
     def normalize_score(
         self, state: CycleState, pod: Pod, scores: list[NodeScore]
     ) -> Status | None:
         default_normalize_score(scores, reverse=False)
         return None
+
+    def normalize_score_array(
+        self, state: CycleState, pod: Pod, scores: RowScores
+    ) -> tuple[RowScores, Status | None]:
+        """NormalizeScore on the array (ArrayNormalizeScorePlugin)."""
+        return default_normalize_array(scores, reverse=False), None
 
     # -- EnqueueExtensions ---------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
