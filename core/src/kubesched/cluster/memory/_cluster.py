@@ -23,7 +23,7 @@ from kubesched.api import K8sModel, KindInfo, KindRegistry, Pod, PodCondition, P
 from kubesched.clock import Clock
 from kubesched.cluster._interface import Cluster, Controller, EventHandler, KubeEvent, WatchEvent
 from kubesched.cluster.memory._admission import Admission, AdmissionError
-from kubesched.cluster.memory._copy import deep_copy
+from kubesched.cluster.memory._copy import deep_copy, replaced
 from kubesched.cluster.memory._events import EventStore
 from kubesched.cluster.memory._graceful import (
     Terminations,
@@ -133,7 +133,7 @@ class MemoryCluster(Cluster):
         # upstream: generation counts changes to spec only (each kind's PrepareForUpdate).
         if getattr(new, "spec", None) != getattr(old, "spec", None):
             meta.generation = (meta.generation or 0) + 1
-        stored: _M = self._store(info.kind, key, new, old)
+        stored: _M = self._store(info.kind, key, new, old, own_metadata=True)
         return stored
 
     async def delete(
@@ -241,11 +241,10 @@ class MemoryCluster(Cluster):
                 name,
                 f'pod {name} is already assigned to node "{old.spec.node_name}"',
             )
-        spec = old.spec.model_copy(update={"node_name": node_name})
+        spec = replaced(old.spec, node_name=node_name)
         conditions = self._with_condition(old, PodCondition(type="PodScheduled", status="True"))
-        status = old.status.model_copy(update={"conditions": conditions})
-        new = old.model_copy(update={"spec": spec, "status": status})
-        self._store("Pod", key, new, old)
+        status = replaced(old.status, conditions=conditions)
+        self._store("Pod", key, replaced(old, spec=spec, status=status), old)
 
     async def update_pod_condition(
         self, pod: Pod, condition: PodCondition, nominated_node_name: str | None = None
@@ -269,10 +268,8 @@ class MemoryCluster(Cluster):
         if not changed:
             return
         conditions = self._with_condition(old, condition)
-        status = old.status.model_copy(
-            update={"conditions": conditions, "nominated_node_name": nominated}
-        )
-        self._store("Pod", key, old.model_copy(update={"status": status}), old)
+        status = replaced(old.status, conditions=conditions, nominated_node_name=nominated)
+        self._store("Pod", key, replaced(old, status=status), old)
 
     async def record_event(self, event: KubeEvent) -> None:
         """Keep the Event as the API server would: a series is patched onto the Event of
@@ -316,16 +313,22 @@ class MemoryCluster(Cluster):
         store = self._stores.setdefault(info.kind, {})
         if key in store:
             raise ConflictError(info.plural, meta.name, "already exists")
-        stored: _M = self._store(info.kind, key, new, None)
+        stored: _M = self._store(info.kind, key, new, None, own_metadata=True)
         return stored
 
-    def _store(self, kind: str, key: str, new: Any, old: Any | None) -> Any:
+    def _store(
+        self, kind: str, key: str, new: Any, old: Any | None, *, own_metadata: bool = False
+    ) -> Any:
+        """Store `new` under the next resourceVersion and tell the watchers. `own_metadata`:
+        `new` is the store's own deep copy, so its metadata may be set in place."""
         self._resource_version += 1
-        # A fresh metadata, never an edit: a copy made with model_copy(update=...) shares its
-        # metadata with `old`, which must keep its own resourceVersion.
-        new.metadata = new.metadata.model_copy(
-            update={"resource_version": str(self._resource_version)}
-        )
+        version = str(self._resource_version)
+        if own_metadata:
+            new.metadata.resource_version = version
+        else:
+            # A fresh metadata, never an edit: a copy made with model_copy(update=...) shares
+            # its metadata with `old`, which must keep its own resourceVersion.
+            new.metadata = replaced(new.metadata, resource_version=version)
         self._stores[kind][key] = new
         if old is None:
             self._watch.emit(WatchEvent("ADDED", kind, new))
@@ -341,7 +344,7 @@ class MemoryCluster(Cluster):
             transition = current.last_transition_time
         else:
             transition = condition.last_transition_time or self.clock.wall_time()
-        new = condition.model_copy(update={"last_transition_time": transition})
+        new = replaced(condition, last_transition_time=transition)
         if current is None:
             return [*pod.status.conditions, new]
         return [new if c.type == condition.type else c for c in pod.status.conditions]

@@ -18,7 +18,7 @@ from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel
 
-__all__ = ["deep_copy"]
+__all__ = ["deep_copy", "replaced"]
 
 _M = TypeVar("_M", bound=BaseModel)
 
@@ -52,4 +52,24 @@ def deep_copy(model: _M) -> _M:
     setattr_(new, "__pydantic_extra__", None if extra is None else _copy(extra))
     private = model.__pydantic_private__
     setattr_(new, "__pydantic_private__", None if private is None else copy.deepcopy(private))
+    return new
+
+
+def replaced(model: _M, **fields: Any) -> _M:
+    """`model.model_copy(update=fields)` (a shallow copy with `fields` set, and counted as
+    set) in half the time, for the models the store updates on every bind and status patch.
+    A model that keeps unknown fields (extra="allow") goes through pydantic."""
+    if model.model_config.get("extra") == "allow":
+        return model.model_copy(update=fields)
+    cls = model.__class__
+    new = cls.__new__(cls)
+    values = model.__dict__.copy()
+    values.update(fields)
+    setattr_ = object.__setattr__
+    setattr_(new, "__dict__", values)
+    setattr_(new, "__pydantic_fields_set__", model.__pydantic_fields_set__ | fields.keys())
+    extra = model.__pydantic_extra__
+    setattr_(new, "__pydantic_extra__", None if extra is None else dict(extra))
+    private = model.__pydantic_private__
+    setattr_(new, "__pydantic_private__", None if private is None else dict(private))
     return new
