@@ -96,11 +96,21 @@ def balanced_array(
                 continue
             alloc, req = pair
             counted = alloc != 0
+            if counted.all():  # the usual case: no masking needed
+                fraction = np.minimum(req.astype(np.float64) / alloc.astype(np.float64), 1.0)
+                fractions.append((counted, fraction))
+                continue
             safe = np.where(counted, alloc, 1).astype(np.float64)
             fraction = np.minimum(req.astype(np.float64) / safe, 1.0)
             fractions.append((counted, np.where(counted, fraction, 0.0)))
     except OverflowError:
         return None
+    if len(fractions) == 2 and all(counted.all() for counted, _ in fractions):
+        # every node counts the same two resources (cpu and memory, usually): half their
+        # difference, the same operations as below without the masks
+        half: Floats = np.abs((fractions[0][1] - fractions[1][1]) / 2)
+        two: Ints = ((1 - half) * MAX_NODE_SCORE).astype(np.int64)
+        return two
     count = np.zeros(size, np.int64)
     total = np.zeros(size, np.float64)
     first = np.zeros(size, np.float64)

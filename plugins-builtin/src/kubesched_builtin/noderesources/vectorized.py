@@ -193,6 +193,10 @@ def score_arrays(
 ) -> Ints:
     """`score_columns` on the arrays the scorers read."""
     size = columns.size
+    if strategy.type in (LEAST_ALLOCATED, MOST_ALLOCATED):
+        common = _score_all_allocatable(strategy, pod_requests, columns)
+        if common is not None:
+            return common
     node_score = np.zeros(size, np.int64)
     weight_sum = np.zeros(size, np.int64)
     rtcr = strategy.type not in (LEAST_ALLOCATED, MOST_ALLOCATED)
@@ -222,6 +226,32 @@ def score_arrays(
     # RequestedToCapacityRatio rounds (half up) where the other two truncate
     result = (2 * node_score + safe_sum) // (2 * safe_sum) if rtcr else node_score // safe_sum
     return np.where(weight_sum > 0, result, 0).astype(np.int64)
+
+
+def _score_all_allocatable(
+    strategy: ScoringStrategy, pod_requests: Sequence[int], columns: ScoringColumns
+) -> Ints | None:
+    """`score_arrays` for LeastAllocated and MostAllocated when every node has every scored
+    resource (the usual case): no node leaves a resource out, so the weight sum is one
+    number and the masks go. None when some node has 0 of a scored resource."""
+    node_score: Ints | int = 0
+    weight_sum = 0
+    for spec, pod_request in zip(strategy.resources, pod_requests, strict=True):
+        pair = _allocatable_and_requested(spec.name, pod_request, columns)
+        if pair is None:
+            continue
+        alloc, req = pair
+        if not alloc.all():
+            return None
+        if strategy.type == LEAST_ALLOCATED:
+            score = np.where(req > alloc, 0, (alloc - req) * MAX_NODE_SCORE // alloc)
+        else:
+            score = np.minimum(req, alloc) * MAX_NODE_SCORE // alloc
+        node_score = node_score + (score * spec.weight if spec.weight != 1 else score)
+        weight_sum += spec.weight
+    if weight_sum <= 0 or isinstance(node_score, int):
+        return np.zeros(columns.size, np.int64)
+    return (node_score // weight_sum).astype(np.int64)
 
 
 def scoring_columns(
