@@ -4,13 +4,15 @@ two worker-thread hops per request); the headers, query and body call_api sent."
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 pytest.importorskip("kubernetes_asyncio", reason="needs the kube extra (kubernetes_asyncio)")
 
 from kube_helpers import fake_server, run
 
-from kubesched.cluster.kube import Transport
+from kubesched.cluster.kube import RateLimiter, Transport
 from kubesched.cluster.kube._transport import JSON
 
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")
@@ -90,3 +92,26 @@ def test_a_request_carries_its_headers_query_and_body_as_call_api_sent_them() ->
                 assert recorded.accept == JSON
 
     run(scenario)
+
+
+def test_the_rate_limiter_lets_a_burst_through_then_paces_in_arrival_order() -> None:
+    async def scenario() -> tuple[list[int], float, float]:
+        limiter = RateLimiter(qps=5.0, burst=2)
+        loop = asyncio.get_running_loop()
+        order: list[int] = []
+        started = loop.time()
+        await limiter.wait()
+        await limiter.wait()  # the burst: no wait
+        burst = loop.time() - started
+
+        async def one(i: int) -> None:
+            await limiter.wait()
+            order.append(i)
+
+        await asyncio.gather(*(one(i) for i in range(3)))
+        return order, burst, loop.time() - started
+
+    order, burst, total = run(scenario)
+    assert order == [0, 1, 2]  # nobody overtakes a caller already waiting
+    assert burst < 0.15  # a paced wait would take 0.2 s
+    assert total >= 3 / 5.0 - 0.005  # three more tokens at 5 per second

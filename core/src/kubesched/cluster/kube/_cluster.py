@@ -245,12 +245,12 @@ class KubeCluster(Cluster):
 
     async def bind(self, pod: Pod, node_name: str) -> None:
         """POST a Binding to `pods/<name>/binding` (DefaultBinder). The answer is a Status,
-        which is not decoded: only its code matters. 409 (already bound, uid mismatch,
+        which is not even parsed: only its code matters. 409 (already bound, uid mismatch,
         being deleted) is a ConflictError, 404 (pod gone) a NotFoundError."""
         namespace = pod.metadata.namespace or "default"
         path = f"/api/v1/namespaces/{namespace}/pods/{pod.metadata.name}/binding"
         try:
-            await self.transport.request("POST", path, body=binding_body(pod, node_name))
+            await self.transport.request_raw("POST", path, body=binding_body(pod, node_name))
         except ApiError as exc:
             resource = "pods/binding" if exc.code == 409 else "pods"
             raise map_error(exc, resource, pod.metadata.name) from exc
@@ -270,7 +270,7 @@ class KubeCluster(Cluster):
             return
         path = f"/api/v1/namespaces/{namespace}/pods/{pod.metadata.name}/status"
         try:
-            await self.transport.request(
+            await self.transport.request_raw(
                 "PATCH", path, body=patch, content_type=STRATEGIC_MERGE_PATCH
             )
         except ApiError as exc:
@@ -293,7 +293,7 @@ class KubeCluster(Cluster):
         try:
             if event.series is not None and not event.legacy:
                 try:
-                    await transport.request(
+                    await transport.request_raw(
                         "PATCH",
                         f"{path}/{event.name}",
                         body=series_patch(event.series),
@@ -305,7 +305,7 @@ class KubeCluster(Cluster):
                         raise
             now = datetime.now(UTC)
             body = legacy_event_body(event, now) if event.legacy else event_body(event, now)
-            await transport.request("POST", path, body=body)
+            await transport.request_raw("POST", path, body=body)
         except ApiError as exc:
             transient = exc.code == 0 or exc.code == 429 or exc.code >= 500
             exists = exc.code == 409 and exc.reason == "AlreadyExists"

@@ -139,22 +139,36 @@ class RateLimiter:
         self._tokens = float(self._burst)
         self._last: float | None = None
         self._lock = asyncio.Lock()
+        self._queued = 0
+        """Callers holding or waiting for the lock: while any, others queue behind them."""
 
     async def wait(self) -> None:
         if self._qps <= 0:
             return
-        async with self._lock:
-            loop = asyncio.get_running_loop()
-            now = loop.time()
+        if not self._queued:  # nobody holds or waits for the lock: take a token at once
+            now = asyncio.get_running_loop().time()
+            tokens = self._tokens
             if self._last is not None:
-                self._tokens = min(self._burst, self._tokens + (now - self._last) * self._qps)
-            self._last = now
-            if self._tokens < 1:
-                delay = (1 - self._tokens) / self._qps
-                await asyncio.sleep(delay)
-                self._last = loop.time()
-                self._tokens = 1.0
-            self._tokens -= 1
+                tokens = min(self._burst, tokens + (now - self._last) * self._qps)
+            if tokens >= 1:
+                self._tokens, self._last = tokens - 1, now
+                return
+        self._queued += 1
+        try:
+            async with self._lock:
+                loop = asyncio.get_running_loop()
+                now = loop.time()
+                if self._last is not None:
+                    self._tokens = min(self._burst, self._tokens + (now - self._last) * self._qps)
+                self._last = now
+                if self._tokens < 1:
+                    delay = (1 - self._tokens) / self._qps
+                    await asyncio.sleep(delay)
+                    self._last = loop.time()
+                    self._tokens = 1.0
+                self._tokens -= 1
+        finally:
+            self._queued -= 1
 
 
 class Transport:
