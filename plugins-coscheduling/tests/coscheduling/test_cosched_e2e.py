@@ -35,7 +35,8 @@ def outcome(result: SimulationResult) -> dict[str, tuple[str, str | None]]:
 
 
 def bound(result: SimulationResult) -> list[str]:
-    return sorted(p.name for p in result.pods if p.status == "Bound")
+    """Pods placed on a node: still bound, or bound and since finished (FakeKubelet)."""
+    return sorted(p.name for p in result.pods if p.status in ("Bound", "Succeeded", "Failed"))
 
 
 def events(sim: Any, reason: str = "FailedScheduling") -> list[tuple[float, str, str]]:
