@@ -63,17 +63,18 @@ class PodInfo:
     def requests(self) -> Resource:
         """Effective requests: pod-level where set (PodLevelResources), else containers,
         init containers and sidecars; plus overhead."""
-        return Resource.from_mapping(
-            pod_requests(self.pod, pod_level=feature_enabled("PodLevelResources"))
-        )
+        return Resource.from_mapping(pod_requests(self.pod, pod_level=self._pod_level()))
 
     @cached_property
     def non_zero_requests(self) -> Resource:
         """CPU and memory with the scoring defaults (100m, 200Mi) where nothing is requested,
         as NodeInfo.non_zero_requested counts them (upstream PodInfo.CalculateResource)."""
-        return Resource.from_mapping(
-            node_non_zero_requests(self.pod, pod_level=feature_enabled("PodLevelResources"))
-        )
+        return Resource.from_mapping(node_non_zero_requests(self.pod, pod_level=self._pod_level()))
+
+    def _pod_level(self) -> bool:
+        # whether pod-level requests count; the gate is read only for a pod that has them
+        # (reading it is most of the cost for one that does not)
+        return self.pod.spec.resources is not None and feature_enabled("PodLevelResources")
 
     @cached_property
     def host_ports(self) -> tuple[tuple[str, str, int], ...]:
