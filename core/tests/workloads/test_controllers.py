@@ -3,6 +3,8 @@ labels and owner references, ordering, scaling and completion (upstream pkg/cont
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from workload_harness import bind_all, names, pods_of, run, settle
 
@@ -240,7 +242,7 @@ spec:
 def test_a_job_keeps_parallelism_pods_running_until_completions_succeed() -> None:
     async def work(cluster: MemoryCluster) -> tuple[list[int], object, float]:
         active = []
-        loop = __import__("asyncio").get_running_loop()
+        loop = asyncio.get_running_loop()
         while True:
             running = [p for p in pods_of(cluster, "crunch-") if not p.is_terminal]
             active.append(len(running))
@@ -278,7 +280,7 @@ def test_a_job_whose_pods_fail_backs_off_and_fails_past_its_backoff_limit() -> N
     failing = "{simulation.kubesched.io/result: Failed}"
 
     async def work(cluster: MemoryCluster) -> tuple[object, int, float]:
-        loop = __import__("asyncio").get_running_loop()
+        loop = asyncio.get_running_loop()
         for _ in range(20):
             await bind_all(cluster, ["n1"])
             await settle(cluster)

@@ -33,7 +33,7 @@ from kubesched.api import (
 from kubesched.cluster import Cluster, WatchEvent
 from kubesched.workloads._labels import POD_TEMPLATE_GENERATION
 from kubesched.workloads._models import DaemonSet, DaemonSetStatus
-from kubesched.workloads._pods import is_active, owned_by, pod_from_template
+from kubesched.workloads._pods import is_active, pod_from_template
 from kubesched.workloads._reconciler import Reconciler
 
 __all__ = [
@@ -44,7 +44,6 @@ __all__ = [
     "target_node",
 ]
 
-_POD: Final = "Pod"
 _NAME_FIELD: Final = "metadata.name"  # upstream metav1.ObjectNameField
 
 _DEFAULT_TOLERATIONS: Final = (
@@ -145,7 +144,7 @@ class DaemonSetController(Reconciler):
         cluster = self.cluster
         nodes: list[Node] = sorted(cluster.list("Node"), key=lambda n: n.metadata.name)
         by_node: dict[str, list[Pod]] = {}
-        for pod in owned_by(cluster.list(_POD), ds):
+        for pod in self.pods_of(ds):
             if is_active(pod):
                 by_node.setdefault(target_node(pod), []).append(pod)
         desired = 0
@@ -156,15 +155,15 @@ class DaemonSetController(Reconciler):
             if node_should_run(ds.template.spec, node):
                 desired += 1
                 if not have:
-                    await cluster.create(self._new_pod(ds, name))
+                    await self.create_pod(self._new_pod(ds, name))
                 doomed += sorted(have, key=lambda p: p.key)[1:]
             else:
                 doomed += have
         for pods in by_node.values():  # on nodes that are gone
             doomed += pods
         for pod in doomed:
-            await cluster.delete(_POD, pod.metadata.name, pod.metadata.namespace)
-        bound = _nodes_with(ds, cluster)
+            await self.delete_pod(pod)
+        bound = {p.spec.node_name for p in self.pods_of(ds) if is_active(p) and p.spec.node_name}
         scheduled = sum(1 for n in nodes if n.metadata.name in bound)
         status = DaemonSetStatus(
             desired_number_scheduled=desired,
@@ -185,12 +184,3 @@ class DaemonSetController(Reconciler):
         return pod_from_template(
             ds.template, ds, generate_name=f"{ds.metadata.name}-", labels=labels, spec=spec
         )
-
-
-def _nodes_with(ds: DaemonSet, cluster: Cluster) -> set[str]:
-    """Nodes a pod of the DaemonSet is bound to."""
-    return {
-        p.spec.node_name
-        for p in owned_by(cluster.list(_POD), ds)
-        if is_active(p) and p.spec.node_name
-    }

@@ -34,12 +34,11 @@ from kubesched.workloads._labels import (
     RESULT_ANNOTATION,
 )
 from kubesched.workloads._models import Job, JobCondition, JobStatus
-from kubesched.workloads._pods import controller_of, is_active, owned_by, pod_from_template
+from kubesched.workloads._pods import controller_of, is_active, pod_from_template
 from kubesched.workloads._reconciler import Reconciler
 
 __all__ = ["BACKOFF_BASE", "BACKOFF_MAX", "JobController", "backoff_delay"]
 
-_POD: Final = "Pod"
 
 BACKOFF_BASE: Final = 10.0
 """upstream DefaultJobPodFailureBackOff."""
@@ -81,8 +80,7 @@ class JobController(Reconciler):
         job: Job = obj
         if job.finished:
             return
-        cluster = self.cluster
-        pods: list[Pod] = owned_by(cluster.list(_POD), job)
+        pods = self.pods_of(job)
         active = [p for p in pods if is_active(p)]
         succeeded = [p for p in pods if p.status.phase == "Succeeded"]
         failed = sum(1 for p in pods if p.status.phase == "Failed")
@@ -95,7 +93,7 @@ class JobController(Reconciler):
         spec = job.spec
         if failed > spec.backoff_limit:
             for pod in active:
-                await cluster.delete(_POD, pod.metadata.name, pod.metadata.namespace)
+                await self.delete_pod(pod)
             message = "Job has reached the specified backoff limit"
             status = self._finish(status, "Failed", "BackoffLimitExceeded", message)
             await self.write_status(job, status.model_copy(update={"active": 0}))
@@ -166,7 +164,7 @@ class JobController(Reconciler):
                     labels=labels,
                     annotations=annotations,
                 )
-                await self.cluster.create(pod)
+                await self.create_pod(pod)
             return
         busy = {_index(p) for p in active} | done_indexes
         pending = [i for i in range(job.spec.completions or 0) if i not in busy]
@@ -179,7 +177,7 @@ class JobController(Reconciler):
                 labels={**labels, **extra},
                 annotations={**annotations, **extra},
             )
-            await self.cluster.create(pod)
+            await self.create_pod(pod)
 
     def _finish(self, status: JobStatus, type_: str, reason: str, message: str) -> JobStatus:
         now = self._now()

@@ -13,14 +13,14 @@ from __future__ import annotations
 import abc
 import asyncio
 import logging
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from kubesched.api import Pod
 from kubesched.cluster import Cluster, KubeEvent, WatchEvent
 from kubesched.cluster.memory import AdmissionError
-from kubesched.workloads._pods import controller_of
+from kubesched.workloads._pods import controller_of, is_active
 
-__all__ = ["FAILED_CREATE", "Reconciler"]
+__all__ = ["FAILED_CREATE", "OwnedPods", "Reconciler"]
 
 FAILED_CREATE: Final = "FailedCreate"
 """The reason of the Event a controller records when the API server refuses its object."""
@@ -40,6 +40,7 @@ class Reconciler(abc.ABC):
         self._dirty: dict[str, tuple[str, str | None]] = {}
         self._task: asyncio.Task[None] | None = None
         self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._pods = OwnedPods()
 
     @property
     def cluster(self) -> Cluster:
@@ -128,14 +129,45 @@ class Reconciler(abc.ABC):
             self.enqueue(ev.obj)
 
     def _on_pod(self, ev: WatchEvent) -> None:
-        """A pod changed: sync the object of our kind that controls it, if any."""
+        """A pod changed: index it, and sync the object of our kind that controls it."""
         pod: Pod = ev.obj
         ref = controller_of(pod)
         if ref is None or ref.kind != self.kind:
             return
+        self._pods.seen(pod, ref.uid, deleted=ev.type == "DELETED")
         owner = self.cluster.get(self.kind, ref.name, pod.metadata.namespace)
         if owner is not None and owner.metadata.uid == ref.uid:
             self.enqueue(owner)
+
+    # -- pods -----------------------------------------------------------------------------
+    def pods_of(self, owner: Any) -> list[Pod]:
+        """The pods `owner` controls, in creation order (from this controller's index)."""
+        return self._pods.of(owner.metadata.uid)
+
+    def pod_counts(self, owner: Any) -> tuple[int, int]:
+        """(active, bound) pods `owner` controls, without listing them."""
+        return self._pods.counts(owner.metadata.uid)
+
+    async def create_pod(self, pod: Pod) -> Pod:
+        """Create a pod of ours; it is indexed at once (upstream's expectations)."""
+        stored = cast(Pod, await self.cluster.create(pod))
+        ref = controller_of(stored)
+        if ref is not None:
+            self._pods.seen(stored, ref.uid, deleted=False)
+        return stored
+
+    async def delete_pod(self, pod: Pod) -> None:
+        """Delete a pod of ours; the index knows at once whether it is gone or terminating."""
+        meta = pod.metadata
+        await self.cluster.delete("Pod", meta.name, meta.namespace)
+        ref = controller_of(pod)
+        if ref is None:
+            return
+        current: Pod | None = self.cluster.get("Pod", meta.name, meta.namespace)
+        if current is not None and current.metadata.uid == meta.uid:
+            self._pods.seen(current, ref.uid, deleted=False)
+        else:
+            self._pods.seen(pod, ref.uid, deleted=True)
 
     # -- writing --------------------------------------------------------------------------
     async def write_status(self, obj: Any, status: Any) -> None:
@@ -143,3 +175,59 @@ class Reconciler(abc.ABC):
         if status == obj.status:
             return
         await self.cluster.update(obj.model_copy(update={"status": status}))
+
+
+class OwnedPods:
+    """Pods by the uid of their controller, kept from the watch and from the controller's
+    own writes, so a sync reads its pods without walking every pod of the cluster.
+
+    An event older than what is indexed (a lower resourceVersion) is ignored, and a pod
+    once deleted is not indexed again, so the controller's own writes, indexed at once, are
+    never undone by the events of earlier writes still being delivered.
+    """
+
+    def __init__(self) -> None:
+        self._by_owner: dict[str, dict[str, Pod]] = {}
+        self._counts: dict[str, list[int]] = {}
+        self._gone: set[str] = set()
+
+    def seen(self, pod: Pod, owner_uid: str, *, deleted: bool) -> None:
+        uid = pod.metadata.uid
+        pods = self._by_owner.setdefault(owner_uid, {})
+        counts = self._counts.setdefault(owner_uid, [0, 0])
+        known = pods.get(uid)
+        if deleted:
+            self._gone.add(uid)
+            pods.pop(uid, None)
+            _count(counts, known, -1)
+            if not pods:
+                del self._by_owner[owner_uid], self._counts[owner_uid]
+            return
+        if uid in self._gone:
+            return
+        if known is None or _version(known) <= _version(pod):
+            _count(counts, known, -1)
+            _count(counts, pod, 1)
+            pods[uid] = pod
+
+    def of(self, owner_uid: str) -> list[Pod]:
+        return list(self._by_owner.get(owner_uid, {}).values())
+
+    def counts(self, owner_uid: str) -> tuple[int, int]:
+        """(active pods, active pods bound to a node) of the owner, kept as pods change."""
+        active, bound = self._counts.get(owner_uid, (0, 0))
+        return active, bound
+
+
+def _count(counts: list[int], pod: Pod | None, sign: int) -> None:
+    if pod is not None and is_active(pod):
+        counts[0] += sign
+        if pod.spec.node_name:
+            counts[1] += sign
+
+
+def _version(pod: Pod) -> int:
+    try:
+        return int(pod.metadata.resource_version or 0)
+    except ValueError:  # an opaque version (a real API server's): trust the event order
+        return 0

@@ -10,16 +10,14 @@ Its status counts active pods and, as available, those bound to a node.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any
 
 from kubesched.api import Pod
 from kubesched.workloads._models import ReplicaSet, ReplicaSetStatus
-from kubesched.workloads._pods import is_active, owned_by, pod_from_template
+from kubesched.workloads._pods import is_active, pod_from_template
 from kubesched.workloads._reconciler import Reconciler
 
 __all__ = ["ReplicaSetController", "pods_to_delete"]
-
-_POD: Final = "Pod"
 
 
 def pods_to_delete(pods: list[Pod], count: int) -> list[Pod]:
@@ -41,19 +39,19 @@ class ReplicaSetController(Reconciler):
 
     async def sync(self, obj: Any) -> None:
         rs: ReplicaSet = obj
-        cluster = self.cluster
-        active = [p for p in owned_by(cluster.list(_POD), rs) if is_active(p)]
-        diff = len(active) - rs.spec.replicas
+        active, bound = self.pod_counts(rs)
+        diff = active - rs.spec.replicas
         if diff < 0:
             for _ in range(-diff):
                 pod = pod_from_template(rs.template, rs, generate_name=f"{rs.metadata.name}-")
-                await cluster.create(pod)
+                await self.create_pod(pod)
         elif diff > 0:
-            for pod in pods_to_delete(active, diff):
-                await cluster.delete(_POD, pod.metadata.name, pod.metadata.namespace)
+            pods = [p for p in self.pods_of(rs) if is_active(p)]
+            for pod in pods_to_delete(pods, diff):
+                await self.delete_pod(pod)
         status = ReplicaSetStatus(
-            replicas=len(active),
-            available_replicas=sum(1 for p in active if p.spec.node_name),
+            replicas=active,
+            available_replicas=bound,
             observed_generation=rs.metadata.generation or 0,
         )
         await self.write_status(rs, status)

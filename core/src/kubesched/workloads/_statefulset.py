@@ -19,18 +19,16 @@ controllers bind them. Without it a StatefulSet with claim templates is refused 
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any
 
 from kubesched.api import ObjectMeta, Pod, PodSpec, Volume
 from kubesched.workloads._labels import POD_INDEX, POD_NAME
 from kubesched.workloads._models import StatefulSet, StatefulSetStatus
-from kubesched.workloads._pods import is_active, owned_by, pod_from_template
+from kubesched.workloads._pods import is_active, pod_from_template
 from kubesched.workloads._reconciler import Reconciler
 from kubesched.workloads._validation import PVC_KIND
 
 __all__ = ["StatefulSetController", "claim_name", "ordinal_of"]
-
-_POD: Final = "Pod"
 
 
 def claim_name(template: str, sts: str, ordinal: int) -> str:
@@ -54,29 +52,28 @@ class StatefulSetController(Reconciler):
 
     async def sync(self, obj: Any) -> None:
         sts: StatefulSet = obj
-        cluster = self.cluster
         name = sts.metadata.name
         ordered = sts.spec.pod_management_policy == "OrderedReady"
         pods: dict[int, Pod] = {}
-        for pod in owned_by(cluster.list(_POD), sts):
+        for pod in self.pods_of(sts):
             ordinal = ordinal_of(pod, name)
             if ordinal is not None:
                 pods[ordinal] = pod
         replicas = sts.spec.replicas
         for ordinal in range(replicas):
-            pod = pods.get(ordinal)
-            if pod is None:
+            current = pods.get(ordinal)
+            if current is None:
                 await self._create_claims(sts, ordinal)
-                await cluster.create(self._new_pod(sts, ordinal))
+                await self.create_pod(self._new_pod(sts, ordinal))
                 if ordered:
                     break
-            elif ordered and not (pod.spec.node_name and is_active(pod)):
+            elif ordered and not (current.spec.node_name and is_active(current)):
                 break  # wait until it runs (is bound) before the next ordinal
         extra = sorted((o for o in pods if o >= replicas), reverse=True)
         for ordinal in extra[:1] if ordered else extra:
             pod = pods[ordinal]
             if is_active(pod):
-                await cluster.delete(_POD, pod.metadata.name, pod.metadata.namespace)
+                await self.delete_pod(pod)
         running = sum(1 for p in pods.values() if is_active(p))
         status = StatefulSetStatus(
             replicas=running, observed_generation=sts.metadata.generation or 0
