@@ -6,16 +6,17 @@ The JSON form (`SimulationResult.to_json_dict`) is a stable interface for progra
                "attempts", "nominatedNode", "preemptedBy", "preemptedAt", "error"}],
      "nodes": [{"name", "allocatable": {...}, "requested": {...}, "pods"}],
      "summary": {"pods", "bound", "unschedulable", "error", "waiting", "pending",
-                 "preempted", "terminating", "nodes", "virtualSeconds", "seed", "attempts"},
+                 "preempted", "terminating", ["succeeded", "failed",] "nodes",
+                 "virtualSeconds", "seed", "attempts"},
      "skipped": [{"apiVersion", "kind", "count", "file", "document", "reason"}],
      "explanations": {"ns/pod": {...}},   (only with --explain)
      "sections": {"<key>": <payload>}}     (only when a hook module contributes one)
 
-`status` is one of Bound, Unschedulable, Error, Waiting, Pending, Preempted, Terminating;
-`node` is null when unplaced; `message` carries the reason a pod is not bound (empty when
-bound); a pod held by scheduling gates is Pending with the API server's condition message,
-`Scheduling is blocked due to non-empty scheduling gates`. CPU is in millicores, other
-resources in base units.
+`status` is one of Bound, Unschedulable, Error, Waiting, Pending, Preempted, Terminating,
+Succeeded, Failed; `node` is null when unplaced; `message` carries the reason a pod is not
+bound (empty when bound); a pod held by scheduling gates is Pending with the API server's
+condition message, `Scheduling is blocked due to non-empty scheduling gates`. CPU is in
+millicores, other resources in base units.
 
 `Error` is a pod whose last attempt ended in an Error status rather than a rejection: a
 plugin raised (or returned an Error). Its message is its PodScheduled condition's, reason
@@ -32,7 +33,20 @@ package registers their kind (a cluster dump holds thousands of ConfigMaps): how
 `sections` holds what installed hook modules report beside the pods (the
 `kubesched_report_sections` hook, `ReportSection`), each payload under its section's key,
 keys sorted. kubesched-coscheduling adds `podGroups` (a list with one object per
-PodGroup; its package README documents the fields).
+PodGroup; its package README documents the fields); the core's workload controllers add
+`workloads` when the cluster holds Deployments, ReplicaSets, StatefulSets, DaemonSets or
+Jobs: one object per workload (a ReplicaSet of a Deployment counts as its Deployment),
+`{"kind", "namespace", "name", "desired", "pods", "bound", "succeeded", "failed",
+"message"}`, `desired` the replicas (a Job's completions, null for a work queue; a
+DaemonSet's eligible nodes), `pods` and `bound` its active pods and those bound, `message`
+why it is short of pods (its controller's last FailedCreate Event, or the ordinal an
+OrderedReady StatefulSet waits behind) or how a Job ended (`Complete: ...`, `Failed: ...`).
+
+A pod that ran and finished (the pod lifecycle: `simulation.kubesched.io/duration`, see
+`kubesched.workloads`) is `Succeeded` or `Failed` on the node it ran on, with an empty
+message; the summary then counts `succeeded` and `failed` (both keys are left out when no
+pod finished, so such a run reports exactly as before). Finished pods are not among the
+`reasons` pods are not bound.
 
 Two more statuses come from preemption. A pod it evicted is listed after it has left the
 cluster: `Preempted`, with `node` null, `preemptedBy` the preemptor's `namespace/name`,
