@@ -227,7 +227,10 @@ class NodeColumns:
     # --- patching --------------------------------------------------------------------------
 
     def replace(self, i: int, info: NodeInfo) -> None:
-        """Row `i` now describes `info` (a fresh clone of the node that row holds)."""
+        """Row `i` now describes `info` (a fresh clone of the node that row holds). A clone
+        of the same Node object as the row's has the same allocatable, taints, images and
+        labels (NodeInfo.set_node and the cache's image states derive them from it), so only
+        what the pods make of the row is set anew."""
         old = self._infos[i]
         del self._position[old]
         self._infos[i] = info
@@ -238,17 +241,22 @@ class NodeColumns:
                 self.allocatable[r] = np.zeros(size, np.int64)
                 self.requested[r] = np.zeros(size, np.int64)
                 self.non_zero_requested[r] = np.zeros(size, np.int64)
-        self._set_amounts(i, self.allocatable, info.allocatable)
         self._set_amounts(i, self.requested, info.requested)
         self._set_amounts(i, self.non_zero_requested, info.non_zero_requested)
         self._set_int(self.pod_count, i, len(info.pods))
-        node = info.node
-        self.unschedulable[i] = node is not None and node.spec.unschedulable
-        self.taint_set[i] = self.taint_sets_interned.id_of(_taint_key(info))
-        self.image_set[i] = self.image_sets_interned.id_of(frozenset(info.image_states))
         self.has_host_ports[i] = len(info.used_ports) > 0
         self.with_affinity[i] = bool(info.pods_with_affinity)
         self.with_required_anti_affinity[i] = bool(info.pods_with_required_anti_affinity)
+        node = info.node
+        if node is not None and node is old.node:
+            # only pods changed (an assume, a bind, a delete): what the row holds of the
+            # node itself (allocatable, taints, images, labels; the cache sets them together
+            # from the Node object) is still right
+            return
+        self._set_amounts(i, self.allocatable, info.allocatable)
+        self.unschedulable[i] = node is not None and node.spec.unschedulable
+        self.taint_set[i] = self.taint_sets_interned.id_of(_taint_key(info))
+        self.image_set[i] = self.image_sets_interned.id_of(frozenset(info.image_states))
         for key, (ids, interned) in self._domains.items():
             ids[i] = self._domain_id(interned, _label(info, key))
 
