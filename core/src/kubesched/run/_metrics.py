@@ -56,6 +56,7 @@ from kubesched.run._metrics_collectors import (
     stable,
 )
 from kubesched.run._metrics_framework import InstrumentedFramework
+from kubesched.run._metrics_histogram import HistogramVec
 from kubesched.run._metrics_plugins import PluginMetrics
 from kubesched.runtime import Framework
 from kubesched.scheduler import Scheduler, SchedulerObserver
@@ -177,11 +178,12 @@ class SchedulerMetrics:
             buckets=exponential_buckets(0.0001, 2, 12),
         )
         self.plugins = PluginMetrics(
-            histogram(
+            HistogramVec(  # observed hundreds of times at once (_metrics_histogram)
                 "scheduler_plugin_execution_duration_seconds",
                 alpha("Duration for running a plugin at a specific extension point."),
                 ["plugin", "extension_point", "status"],
                 buckets=exponential_buckets(0.00001, 1.5, 20),
+                registry=registry,
             ),
             counter(
                 "scheduler_preemption_attempts",

@@ -18,7 +18,8 @@ PreFilter, Filter, PreScore and Score call counted, Skip answers excepted).
 
 kubesched's batch forms (`filter_nodes`, `score_nodes`) answer for many nodes in one call:
 they count one evaluation per node and, when sampled, observe one duration per node (the
-call's duration shared equally), so counts and sums mean what upstream's do.
+call's duration shared equally), so counts and sums mean what upstream's do. The equal
+observations of one status are one update (`HistogramVec`, `_metrics_histogram`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import functools
 import inspect
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Any, Final
 
 from prometheus_client import Counter, Histogram
@@ -48,6 +49,7 @@ from kubesched.framework import (
     ScorePlugin,
     Status,
 )
+from kubesched.run._metrics_histogram import HistogramVec
 
 __all__ = [
     "DEFAULT_PREEMPTION",
@@ -69,6 +71,8 @@ _SUCCESS: Final = "Success"
 _ERROR: Final = "Error"
 
 Counts = dict[tuple[str, str, str], int]
+StatusCounts = Iterable[tuple[str, int]]
+"""(status label, nodes) pairs: how many of a batch call's nodes got each status."""
 
 _POINT_METHODS: Final[list[tuple[type[Plugin], str, str, bool]]] = [
     (PreFilterPlugin, "pre_filter", "PreFilter", True),
@@ -105,7 +109,7 @@ class PluginMetrics:
 
     def __init__(
         self,
-        duration: Histogram,
+        duration: HistogramVec,
         preemption_attempts: Counter,
         preemption_victims: Histogram,
     ) -> None:
@@ -123,8 +127,9 @@ class PluginMetrics:
         if _SAMPLED not in state:
             state.write(_SAMPLED, self.rng.randrange(100) < self.sample_percent)
 
-    def _observe(self, plugin: str, point: str, status: str, seconds: float) -> None:
-        self.duration.labels(plugin, point, status).observe(seconds)
+    def _observe(self, plugin: str, point: str, status: str, seconds: float, n: int = 1) -> None:
+        """`n` observations of `seconds` (a batch call's share of each of `n` nodes)."""
+        self.duration.labels(plugin, point, status).observe(seconds, n)
 
     # -- wrapping (when an instrumented profile is built) ------------------------------
     def wrap(self, plugin: Plugin, profile: str) -> InstrumentedPlugin:
@@ -215,12 +220,13 @@ class PluginMetrics:
         plugin: str,
         point: str,
         profile: str,
-        statuses: Callable[[Any, int], Sequence[str]],
+        statuses: Callable[[Any, int], StatusCounts],
         counted: Callable[[Any, int], int] = lambda result, n: n,
     ) -> Callable[..., Any]:
         """A form answering for many nodes at once, its last argument the nodes (a batch
         form) or rows (an array form): `counted(result, n)` evaluations, and in sampled
-        cycles its time shared among the nodes, observed with `statuses(result, n)`."""
+        cycles its time shared among the nodes, observed once per node with the statuses
+        `statuses(result, n)` counts."""
         key = (plugin, point, profile)
         evaluations = self.evaluations
         observe = self._observe
@@ -236,8 +242,8 @@ class PluginMetrics:
             result = call(state, pod, *args)
             share = (time.perf_counter() - started) / n
             evaluations[key] = evaluations.get(key, 0) + counted(result, n)
-            for status in statuses(result, n):
-                observe(plugin, point, status, share)
+            for status, nodes in statuses(result, n):
+                observe(plugin, point, status, share, nodes)
             return result
 
         return batch
@@ -343,10 +349,14 @@ class _TimedExtensions:
             self._metrics._observe(self._plugin, point, status, time.perf_counter() - started)
 
 
-def _filter_statuses(result: Any, n: int) -> Sequence[str]:
-    if isinstance(result, list | tuple) and len(result) == n:
-        return [status_label(s) for s in result]
-    return [_ERROR] * n
+def _filter_statuses(result: Any, n: int) -> StatusCounts:
+    if not (isinstance(result, list | tuple) and len(result) == n):
+        return [(_ERROR, n)]
+    counts: dict[str, int] = {}
+    for s in result:
+        label = status_label(s)
+        counts[label] = counts.get(label, 0) + 1
+    return counts.items()
 
 
 def _mask_passed(result: Any, n: int) -> int:
@@ -354,10 +364,11 @@ def _mask_passed(result: Any, n: int) -> int:
     return int(result.sum()) if hasattr(result, "sum") else n
 
 
-def _mask_statuses(result: Any, n: int) -> Sequence[str]:
-    return [_SUCCESS] * _mask_passed(result, n)
+def _mask_statuses(result: Any, n: int) -> StatusCounts:
+    passed = _mask_passed(result, n)
+    return [(_SUCCESS, passed)] if passed else []
 
 
-def _score_statuses(result: Any, n: int) -> Sequence[str]:
+def _score_statuses(result: Any, n: int) -> StatusCounts:
     status = result[1] if isinstance(result, tuple) and len(result) == 2 else None
-    return [status_label(status)] * n
+    return [(status_label(status), n)]
