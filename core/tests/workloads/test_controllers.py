@@ -508,3 +508,20 @@ def test_a_finished_pod_records_when_it_finished() -> None:
     bound_at, ready = run(JOB % "{}", finish)
     assert ready.status == "False" and ready.reason == "PodCompleted"  # type: ignore[attr-defined]
     assert (ready.last_transition_time - bound_at).total_seconds() == 30  # type: ignore[attr-defined,operator]
+
+
+def test_a_failed_statefulset_replica_is_made_again_under_its_name() -> None:
+    async def fail(cluster: MemoryCluster) -> tuple[str, str, str]:
+        await bind_all(cluster, ["n1"])
+        await settle(cluster)
+        pod = cluster.get("Pod", "db-1", "default")
+        assert pod is not None
+        status = pod.status.model_copy(update={"phase": "Failed"})
+        await cluster.update(pod.model_copy(update={"status": status}))
+        await settle(cluster)
+        again = cluster.get("Pod", "db-1", "default")
+        assert again is not None
+        return pod.metadata.uid, again.metadata.uid, again.status.phase
+
+    old, new, phase = run(STATEFULSET % "Parallel", fail)
+    assert old != new and phase == "Pending"

@@ -9,7 +9,8 @@ labelled with the StatefulSet's matchLabels, never deleted: the default Retain p
 mounted as the pod's volume `<t>`. With `podManagementPolicy: OrderedReady` (the
 default) ordinal i+1 is created only once ordinal i is Running and Ready, which in the
 simulation means bound to a node and not terminating; a scale-down removes the highest
-ordinal first, one at a time. `Parallel` creates and deletes them all at once.
+ordinal first, one at a time. `Parallel` creates and deletes them all at once. A replica
+that failed (or succeeded) is deleted and made again under its name.
 
 The PersistentVolumeClaim kind is kubesched-volumebinding's: claims are built from the
 registered kind's model and created through the cluster like any object, so that package's
@@ -65,6 +66,11 @@ class StatefulSetController(Reconciler):
             if current is None:
                 await self._create_claims(sts, ordinal)
                 await self.create_pod(self._new_pod(sts, ordinal))
+                if ordered:
+                    break
+            elif current.is_terminal:
+                # upstream: a failed or succeeded replica is deleted, then made again
+                await self.delete_pod(current)
                 if ordered:
                     break
             elif ordered and not (current.spec.node_name and is_active(current)):
