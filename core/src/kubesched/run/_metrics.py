@@ -56,7 +56,7 @@ from kubesched.run._metrics_collectors import (
     stable,
 )
 from kubesched.run._metrics_framework import InstrumentedFramework
-from kubesched.run._metrics_histogram import HistogramVec
+from kubesched.run._metrics_histogram import HistogramVec, cached_labels
 from kubesched.run._metrics_plugins import PluginMetrics
 from kubesched.runtime import Framework
 from kubesched.scheduler import Scheduler, SchedulerObserver
@@ -109,6 +109,7 @@ class SchedulerMetrics:
         self.registry = registry = registry if registry is not None else CollectorRegistry()
         counter = functools.partial(Counter, registry=registry)
         histogram = functools.partial(Histogram, registry=registry)
+        vec = functools.partial(HistogramVec, registry=registry)  # labelled: cheaper updates
         self.schedule_attempts = counter(
             "scheduler_schedule_attempts",
             stable(
@@ -117,7 +118,7 @@ class SchedulerMetrics:
             ),
             ["result", "profile"],
         )
-        self.attempt_duration = histogram(
+        self.attempt_duration = vec(
             "scheduler_scheduling_attempt_duration_seconds",
             stable("Scheduling attempt latency in seconds (scheduling algorithm + binding)"),
             ["result", "profile"],
@@ -133,7 +134,7 @@ class SchedulerMetrics:
             stable("Number of attempts to successfully schedule a pod."),
             buckets=exponential_buckets(1, 2, 5),
         )
-        self.pod_scheduling_sli_duration = histogram(
+        self.pod_scheduling_sli_duration = vec(
             "scheduler_pod_scheduling_sli_duration_seconds",
             beta(
                 "E2e latency for a pod being scheduled, from the time the pod enters the "
@@ -142,13 +143,13 @@ class SchedulerMetrics:
             ["attempts"],
             buckets=exponential_buckets(0.01, 2, 20),
         )
-        self.extension_point_duration = histogram(
+        self.extension_point_duration = vec(
             "scheduler_framework_extension_point_duration_seconds",
             stable("Latency for running all plugins of a specific extension point."),
             ["extension_point", "status", "profile"],
             buckets=exponential_buckets(0.0001, 2, 12),
         )
-        self.permit_wait_duration = histogram(
+        self.permit_wait_duration = vec(
             "scheduler_permit_wait_duration_seconds",
             alpha("Duration of waiting on permit."),
             ["result"],
@@ -159,7 +160,7 @@ class SchedulerMetrics:
             stable("Number of pods added to scheduling queues by event and queue type."),
             ["queue", "event"],
         )
-        self.queueing_hint_duration = histogram(
+        self.queueing_hint_duration = vec(
             "scheduler_queueing_hint_execution_duration_seconds",
             alpha("Duration for running a queueing hint function of a plugin."),
             ["plugin", "event", "hint"],
@@ -171,19 +172,18 @@ class SchedulerMetrics:
             ["event"],
             registry=registry,
         )
-        self.event_handling_duration = histogram(
+        self.event_handling_duration = vec(
             "scheduler_event_handling_duration_seconds",
             alpha("Event handling latency in seconds."),
             ["event"],
             buckets=exponential_buckets(0.0001, 2, 12),
         )
         self.plugins = PluginMetrics(
-            HistogramVec(  # observed hundreds of times at once (_metrics_histogram)
+            vec(  # observed hundreds of times at once (_metrics_histogram)
                 "scheduler_plugin_execution_duration_seconds",
                 alpha("Duration for running a plugin at a specific extension point."),
                 ["plugin", "extension_point", "status"],
                 buckets=exponential_buckets(0.00001, 1.5, 20),
-                registry=registry,
             ),
             counter(
                 "scheduler_preemption_attempts",
@@ -196,6 +196,10 @@ class SchedulerMetrics:
             ),
         )
         registry.register(PluginEvaluations(lambda: self.plugins.evaluations))
+        # the labelled counters and gauges moved in every cycle, their children cached
+        self._attempts_by_result = cached_labels(self.schedule_attempts)
+        self._incoming = cached_labels(self.queue_incoming)
+        self._inflight = cached_labels(self.inflight_events)
         self.rest = RestClientMetrics(registry)
         """Give it to `Transport.observe_requests` for the rest_client metrics."""
         self.leader = LeaderMetrics(registry)
@@ -257,7 +261,7 @@ class SchedulerMetrics:
 
     # -- recording ----------------------------------------------------------------------
     def _observe(self, uid: str, result: str, profile: str) -> _Attempt | None:
-        self.schedule_attempts.labels(result, profile).inc()
+        self._attempts_by_result(result, profile).inc()
         attempt = self._attempts.pop(uid, None)
         if attempt is not None:
             elapsed = time.perf_counter() - attempt.started
@@ -266,7 +270,7 @@ class SchedulerMetrics:
 
     # -- the queue's QueueMetricsRecorder -----------------------------------------------
     def pod_incoming(self, queue: str, event: str, pinfo: QueuedPodInfo) -> None:
-        self.queue_incoming.labels(queue, event).inc()
+        self._incoming(queue, event).inc()
         if self._unschedulable is not None:
             self._unschedulable.note(pinfo)
 
@@ -274,7 +278,7 @@ class SchedulerMetrics:
         self.queueing_hint_duration.labels(plugin, event, hint).observe(seconds)
 
     def in_flight_changed(self, event: str, delta: int) -> None:
-        self.inflight_events.labels(event).inc(delta)
+        self._inflight(event).inc(delta)
 
     # -- hooks (kubesched.runtime hookspecs) ---------------------------------------------
     @hookimpl

@@ -19,12 +19,13 @@ import resource
 from collections.abc import Iterator
 from typing import Any, Final
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import CollectorRegistry, Counter, Gauge
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.process_collector import ProcessCollector
 
 from kubesched.run._leader import LeaderElector
 from kubesched.run._metrics_collectors import alpha
+from kubesched.run._metrics_histogram import HistogramVec, cached_labels
 
 __all__ = ["LEADER_ELECTION_NAME", "LeaderMetrics", "RestClientMetrics", "register_process"]
 
@@ -39,7 +40,7 @@ class RestClientMetrics:
     """A `kubesched.cluster.kube.RequestObserver` recording client-go's request metrics."""
 
     def __init__(self, registry: CollectorRegistry) -> None:
-        histogram = functools.partial(Histogram, registry=registry, buckets=_LATENCY_BUCKETS)
+        histogram = functools.partial(HistogramVec, registry=registry, buckets=_LATENCY_BUCKETS)
         self.requests = Counter(
             "rest_client_requests",
             alpha("Number of HTTP requests, partitioned by status code, method, and host."),
@@ -56,12 +57,13 @@ class RestClientMetrics:
             alpha("Client side rate limiter latency in seconds. Broken down by verb, and host."),
             ["verb", "host"],
         )
+        self._requests = cached_labels(self.requests)  # a few children, moved per request
 
     def rate_limiter_waited(self, verb: str, host: str, seconds: float) -> None:
         self.rate_limiter_duration.labels(verb, host).observe(seconds)
 
     def request_done(self, verb: str, host: str, code: str, seconds: float | None) -> None:
-        self.requests.labels(code, verb, host).inc()
+        self._requests(code, verb, host).inc()
         if seconds is not None:
             self.request_duration.labels(verb, host).observe(seconds)
 

@@ -15,8 +15,6 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from prometheus_client import Histogram
-
 from kubesched.api import Pod
 from kubesched.config import ResolvedProfile
 from kubesched.framework import (
@@ -29,6 +27,7 @@ from kubesched.framework import (
     Rows,
     Status,
 )
+from kubesched.run._metrics_histogram import HistogramVec
 from kubesched.run._metrics_plugins import PluginMetrics, status_label
 from kubesched.runtime import Framework, NodePluginScores, RowScoring
 
@@ -45,8 +44,8 @@ class InstrumentedFramework(Framework):
         profile: ResolvedProfile,
         plugin_classes: Mapping[str, type[Plugin]],
         *,
-        extension_point_duration: Histogram,
-        permit_wait_duration: Histogram,
+        extension_point_duration: HistogramVec,
+        permit_wait_duration: HistogramVec,
         plugin_metrics: PluginMetrics,
         **handle: Any,
     ) -> None:

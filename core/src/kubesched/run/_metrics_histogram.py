@@ -1,4 +1,5 @@
-"""A histogram vector that observes one value many times in one update.
+"""A histogram vector that observes one value many times in one update, and cached
+label children for prometheus_client's vectors: the metrics updated in every cycle.
 
 The per-plugin durations (`scheduler_plugin_execution_duration_seconds`) get one
 observation per node per plugin in a sampled cycle, as upstream's instrumented plugins
@@ -17,14 +18,30 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 from prometheus_client import CollectorRegistry
 from prometheus_client.core import Metric
 
 from kubesched.run._exposition import go_float
 
-__all__ = ["HistogramChild", "HistogramVec"]
+__all__ = ["HistogramChild", "HistogramVec", "cached_labels"]
+
+
+def cached_labels(metric: Any) -> Callable[..., Any]:
+    """`metric.labels` of a prometheus_client Counter or Gauge vector, each label set's
+    child looked up once (its `labels` validates the values and takes a lock on every
+    call); for vectors whose children are never removed."""
+    children: dict[tuple[str, ...], Any] = {}
+
+    def labels(*values: str) -> Any:
+        child = children.get(values)
+        if child is None:
+            child = children[values] = metric.labels(*values)
+        return child
+
+    return labels
 
 
 class HistogramChild:
