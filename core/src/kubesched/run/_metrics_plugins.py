@@ -204,12 +204,14 @@ class PluginMetrics:
         @functools.wraps(call)
         def timed(state: CycleState, *args: Any, **kwargs: Any) -> Any:
             started = time.perf_counter() if state.get(_SAMPLED) else None
+            if started is None and key is None:  # neither counted nor timed: just the call
+                return call(state, *args, **kwargs)
             try:
                 result = call(state, *args, **kwargs)
             except Exception:
                 finish(_ERROR, started)
                 raise
-            finish(status_label(result), started)
+            finish(_SUCCESS if result is None else status_label(result), started)
             return result
 
         return timed
