@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 
-from kubesched.scheduler._gc import THRESHOLDS, scheduling_gc
+from kubesched.scheduler._gc import THRESHOLDS, initial_load_gc, scheduling_gc
 
 
 def test_frozen_and_raised_while_running_then_restored() -> None:
@@ -36,5 +36,25 @@ def test_undone_when_the_loop_raises() -> None:
             raise RuntimeError("boom")
     except RuntimeError:
         pass
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0
+
+
+def test_the_initial_load_runs_raised_but_unfrozen() -> None:
+    before = gc.get_threshold()
+    with initial_load_gc():
+        assert gc.get_threshold() == THRESHOLDS
+        assert gc.get_freeze_count() == 0  # frozen once scheduling starts
+    assert gc.get_threshold() == before
+
+
+def test_a_load_ending_while_a_scheduler_runs_keeps_its_tuning() -> None:
+    before = gc.get_threshold()
+    load = initial_load_gc()
+    load.__enter__()
+    with scheduling_gc():
+        load.__exit__(None, None, None)
+        assert gc.get_threshold() == THRESHOLDS
+        assert gc.get_freeze_count() > 0
     assert gc.get_threshold() == before
     assert gc.get_freeze_count() == 0

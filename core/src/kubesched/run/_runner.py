@@ -226,7 +226,7 @@ class Runner:
         _log.info("Starting informers and waiting for sync...")
         self.scheduler.start_watching()
         self._watching = True
-        await self.cluster.wait_for_sync()
+        await self.scheduler.wait_for_sync()
         _log.info("Handlers synced")
 
     async def _until_shutdown(self, coro: Coroutine[Any, Any, Any]) -> bool:

@@ -50,7 +50,7 @@ from kubesched.scheduler._failure import (
     requeue,
     single_node_failure,
 )
-from kubesched.scheduler._gc import scheduling_gc
+from kubesched.scheduler._gc import initial_load_gc, scheduling_gc
 from kubesched.scheduler._observers import ObserverList
 from kubesched.scheduler._recorder import ClusterEventRecorder, truncate_message
 from kubesched.scheduler._report import SchedulingReport
@@ -102,9 +102,15 @@ class Scheduler:
         """Register the informer handlers on the cluster (nodes first, then pods)."""
         self.handlers.register(self.cluster)
 
+    async def wait_for_sync(self) -> None:
+        """Until the cluster's informers have listed everything and the handlers have it
+        (the initial load, with the collector tuned for it: `_gc`)."""
+        with initial_load_gc():
+            await self.cluster.wait_for_sync()
+
     async def run(self) -> None:
         """Schedule until `stop()`; handlers must have been registered."""
-        await self.cluster.wait_for_sync()
+        await self.wait_for_sync()
         with scheduling_gc():  # the initial load frozen, fewer collections (see _gc)
             while not self._stopped:
                 qpi = await self.queue.pop()
