@@ -21,7 +21,8 @@ FRAMEWORK_API = {
     "PreBindPlugin", "PreEnqueuePlugin", "PreFilterExtensions", "PreFilterPlugin",
     "PreFilterResult", "PreScorePlugin", "PreemptionVictimGuard", "QueueSortPlugin",
     "QueuedPodInfo", "QueueingHint",
-    "QueueingHintFn", "ReservePlugin", "Resource", "RowMask", "RowScores", "Rows", "ScorePlugin", "Snapshot", "StateData",
+    "QueueingHintFn", "ReservePlugin", "Resource", "RowMask", "RowScores", "Rows",
+    "ScorePlugin", "Snapshot", "StateData",
     "StateNotFoundError", "Status", "WaitingPod", "extension_points_of", "is_success",
     "next_generation",
 }  # fmt: skip
