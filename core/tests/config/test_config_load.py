@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 from config_fakes import doc, profile
 
-import kubesched.config
 from kubesched._errors import ConfigError
 from kubesched.config import (
     KubeSchedulerConfiguration,
@@ -60,41 +59,6 @@ def load_error(path: Path) -> ConfigError:
     assert info.value.file == str(path)
     assert str(info.value).startswith(f"{path}: ")
     return info.value
-
-
-def test_public_names_are_pinned() -> None:
-    assert sorted(kubesched.config.__all__) == [
-        "API_VERSION",
-        "BUILTIN_DISTRIBUTION",
-        "COSCHEDULING_DISTRIBUTION",
-        "ClientConnection",
-        "DEFAULT_PLUGINS",
-        "DEFAULT_SCHEDULER_NAME",
-        "DefaultPlugin",
-        "KIND",
-        "KNOWN_PROVIDERS",
-        "KubeSchedulerConfiguration",
-        "LeaderElection",
-        "MergedSet",
-        "PluginCatalog",
-        "PluginConfig",
-        "PluginEntry",
-        "PluginSet",
-        "Plugins",
-        "Profile",
-        "ResolvedConfig",
-        "ResolvedProfile",
-        "VOLUMEBINDING_DISTRIBUTION",
-        "check_profiles",
-        "default_plugins",
-        "effective_config_dict",
-        "load_config",
-        "merge_plugins",
-        "parse_config",
-        "parse_duration",
-        "plugin_args_error",
-        "resolve",
-    ]
 
 
 def test_no_file_gives_upstream_defaults() -> None:

@@ -10,8 +10,6 @@ import pytest
 from hypothesis import given, settings
 from kit_samples import LabelFilter, RandomSort
 
-import kubesched.testing
-import kubesched.testing.contracts
 from kubesched.api import Node, Pod
 from kubesched.framework import CycleState, PodInfo, PreFilterResult
 from kubesched.testing import (
@@ -32,34 +30,6 @@ HAS_BUILTIN = importlib.util.find_spec("kubesched_builtin") is not None
 
 def node(name: str, cpu: str = "2", pods: int = 110, **labels: str) -> Node:
     return make_node(name).alloc(cpu=cpu, memory="4Gi", pods=pods).label(**labels).obj()
-
-
-TESTING_API = {
-    "ArgsContract", "ArrayFilterContract", "ArrayScoreContract", "BatchFilterContract",
-    "BatchScoreContract", "BindContract",
-    "ClusterScenario", "ConformanceWarning", "ContractBase",
-    "EndToEndContract",
-    "EndToEndReport", "EnqueueExtensionsContract", "FilterContract", "FilterPhase",
-    "NodeBuilder", "PermitContract", "PluginConformance", "PluginContract", "PluginHarness",
-    "PodBuilder", "PostBindContract", "PostFilterContract", "PreBindContract",
-    "PreEnqueueContract", "PreFilterContract", "PreFilterExtensionsContract",
-    "PreScoreContract", "QueueSortContract", "ReserveContract", "Scenario", "ScoreContract",
-    "ScorePhase", "VectorizedContract", "array_filter_mismatch", "array_score_mismatch",
-    "batch_filter_mismatch", "batch_score_mismatch",
-    "make_node", "make_pod",
-    "PLUGIN_API_MODULES", "plugin_api_violations",
-    "run_end_to_end",
-}  # fmt: skip
-
-
-def test_public_names_are_pinned() -> None:
-    assert set(kubesched.testing.__all__) == TESTING_API
-    assert set(kubesched.testing.contracts.__all__) <= TESTING_API | {
-        "PluginUnderTest",
-        "applies_to",
-    }
-    for name in kubesched.testing.__all__:
-        assert getattr(kubesched.testing, name) is not None, name
 
 
 def test_importing_the_package_needs_neither_pytest_nor_hypothesis() -> None:
