@@ -100,7 +100,8 @@ class FastRunners:
         infos = self.snapshot.node_info_list
         passed = np.ones(len(rows), np.bool_)
         rejected: dict[int, Status] = {}
-        live = np.arange(len(rows))
+        live = np.arange(len(rows))  # positions in `rows` still to filter
+        live_rows = rows
         if nominated is not None:
             flagged = np.fromiter(nominated, np.bool_, len(rows))
             for i in np.flatnonzero(flagged).tolist():
@@ -109,6 +110,7 @@ class FastRunners:
                     passed[i] = False
                     rejected[i] = s
             live = live[~flagged]
+            live_rows = rows[live]
         skip = state.skip_filter_plugins
         columns: NodeColumns | None = None
         for p in self.filter_plugins:
@@ -116,7 +118,6 @@ class FastRunners:
                 break
             if skip and p.name in skip:
                 continue
-            live_rows = rows[live]
             mask: RowMask | None = None
             array_filter = self._array_filters.get(p.name)
             if array_filter is not None:
@@ -132,7 +133,8 @@ class FastRunners:
                 ]
             else:
                 out = np.arange(live.size)
-                answers = self._filter_one_plugin(p, state, pod, [infos[r] for r in live_rows])
+                nodes = [infos[r] for r in live_rows.tolist()]
+                answers = self._filter_one_plugin(p, state, pod, nodes)
                 if answers.count(None) == len(answers):
                     continue
             keep = np.ones(live.size, np.bool_)
@@ -148,6 +150,7 @@ class FastRunners:
                     msg = f'running "{p.name}" filter plugin'
                     rejected[i] = wrap_error(msg, p.name, answer)
             live = live[keep]
+            live_rows = live_rows[keep]
         return passed, rejected
 
     def score_rows(
@@ -284,8 +287,10 @@ def _in_range(name: str, values: RowScores | list[int]) -> tuple[RowScores, Stat
         array = np.array(values if ok else [], np.int64)
     else:
         array = values
-        out = (array < MIN_NODE_SCORE) | (array > MAX_NODE_SCORE)
-        bad = int(array[np.flatnonzero(out)[0]]) if out.any() else None
+        bad = None
+        if len(array) and (array.min() < MIN_NODE_SCORE or array.max() > MAX_NODE_SCORE):
+            out = (array < MIN_NODE_SCORE) | (array > MAX_NODE_SCORE)
+            bad = int(array[np.flatnonzero(out)[0]])
     if bad is None:
         return array, None
     msg = (
