@@ -5,6 +5,7 @@ observation points, `SchedulingReport` (each Scheduler's `report`) keeps what re
 """
 
 from kubesched.scheduler._algorithm import (
+    FAST_PATH_ENV,
     MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND,
     MIN_FEASIBLE_NODES_TO_FIND,
     NO_NODES_AVAILABLE,
@@ -12,6 +13,7 @@ from kubesched.scheduler._algorithm import (
     ScheduleResult,
     SchedulingAlgorithm,
     StatusError,
+    fast_path_enabled,
     num_feasible_nodes_to_find,
 )
 from kubesched.scheduler._attempt_error import AttemptError
@@ -24,6 +26,7 @@ from kubesched.scheduler._report import AttemptRecord, SchedulerStats, Schedulin
 from kubesched.scheduler._scheduler import Scheduler
 
 __all__ = [
+    "FAST_PATH_ENV",
     "MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND",
     "MIN_FEASIBLE_NODES_TO_FIND",
     "NO_NODES_AVAILABLE",
@@ -42,6 +45,7 @@ __all__ = [
     "SchedulingAlgorithm",
     "SchedulingReport",
     "StatusError",
+    "fast_path_enabled",
     "new_scheduler",
     "num_feasible_nodes_to_find",
 ]
