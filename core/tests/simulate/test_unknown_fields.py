@@ -364,9 +364,7 @@ def test_warn_keeps_loading_and_ignore_does_not_look(tmp_path: Path) -> None:
 
 
 def test_kinds_the_schema_does_not_know_are_not_checked(tmp_path: Path) -> None:
-    loaded = load(
-        tmp_path, "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: d}\nbogus: 1\n"
-    )
+    loaded = load(tmp_path, "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: d}\nbogus: 1\n")
     assert [s.kind for s in loaded.skipped] == ["CronJob"]
 
 
