@@ -71,9 +71,11 @@ def test_a_label_set_asked_for_is_exposed_at_zero_and_the_same_child_is_kept() -
     registry = CollectorRegistry()
     bulk = HistogramVec("d_seconds", "Durations.", ["status"], buckets=[0.5, 1], registry=registry)
     assert bulk.labels("Success") is bulk.labels("Success")
+    assert bulk.labels(7) is bulk.labels("7")  # values as str of them, as prometheus_client
     text = exposition(registry).decode()
     assert 'd_seconds_bucket{status="Success",le="+Inf"} 0\n' in text
     assert 'd_seconds_count{status="Success"} 0\n' in text
+    assert text.count('d_seconds_count{status="7"} 0\n') == 1
     assert bulk._upper_bounds == [0.5, 1, math.inf]
     with pytest.raises(ValueError, match="d_seconds"):
         bulk.labels("Success", "extra")

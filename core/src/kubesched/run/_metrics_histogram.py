@@ -85,17 +85,24 @@ class HistogramVec:
         self._labelnames = tuple(labelnames)
         self._upper_bounds = bounds
         self._le = [go_float(b) for b in bounds]
-        self._children: dict[tuple[str, ...], HistogramChild] = {}
+        self._series: dict[tuple[str, ...], HistogramChild] = {}
+        """Label values (as strings) → child, what is exposed."""
+        self._children: dict[tuple[Any, ...], HistogramChild] = {}
+        """The values `labels` was called with → child, looked up first."""
         registry.register(self)
 
-    def labels(self, *values: str) -> HistogramChild:
-        """The child of one label set (created, at zero, the first time it is asked for,
-        as prometheus_client's are)."""
+    def labels(self, *values: Any) -> HistogramChild:
+        """The child of one label set, its values taken as `str` of them (created, at
+        zero, the first time it is asked for, as prometheus_client's are)."""
         child = self._children.get(values)
         if child is None:
             if len(values) != len(self._labelnames):
                 raise ValueError(f"{self._name}: expected labels {self._labelnames}")
-            child = self._children[values] = HistogramChild(self._upper_bounds)
+            key = tuple(str(v) for v in values)
+            child = self._series.get(key)
+            if child is None:
+                child = self._series[key] = HistogramChild(self._upper_bounds)
+            self._children[values] = child
         return child
 
     def describe(self) -> list[Metric]:
@@ -104,7 +111,7 @@ class HistogramVec:
     def collect(self) -> Iterator[Metric]:
         family = Metric(self._name, self._documentation, "histogram")
         names = self._labelnames
-        for values, child in list(self._children.items()):
+        for values, child in list(self._series.items()):
             labels = dict(zip(names, values, strict=True))
             total = 0
             for le, count in zip(self._le, child.counts, strict=True):
