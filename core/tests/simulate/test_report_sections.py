@@ -35,9 +35,9 @@ from kubesched.simulate._sections import collect_sections
 from kubesched.testing import make_node, make_pod
 
 SIMULATE_API = {
-    "LoadedManifests", "NodeAllocation", "PodOutcome", "PodResult", "Progress",
-    "ReportSection", "Simulation", "SimulationResult", "SkippedObject", "load_manifests",
-    "simulate",
+    "Checkpoint", "LoadedManifests", "NodeAllocation", "PodOutcome", "PodResult", "Progress",
+    "ReportSection", "Scenario", "Simulation", "SimulationResult", "SkippedObject",
+    "load_manifests", "load_scenario", "simulate",
 }  # fmt: skip
 
 

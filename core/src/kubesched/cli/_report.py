@@ -14,10 +14,11 @@ from rich.text import Text
 
 from kubesched.cli._console import fit_table
 from kubesched.cli._format import bar, format_amount
-from kubesched.simulate import PodResult, ReportSection, SimulationResult
+from kubesched.simulate import Checkpoint, PodResult, ReportSection, SimulationResult
 
 __all__ = [
     "STATUS_STYLE",
+    "checkpoints_section",
     "left_out_notices",
     "left_out_reason",
     "nodes_table",
@@ -57,7 +58,10 @@ def render_result(
         render_summary(result, console, reasons=True)
         return
     console.print(pods_table(result, console, only))
-    for section in result.sections:
+    sections = list(result.sections)
+    if result.checkpoints:
+        sections.append(checkpoints_section(result.checkpoints))
+    for section in sections:
         table = section_table(section)
         fit_table(table, console, text={len(section.columns) - 1})
         console.print(table)
@@ -205,6 +209,34 @@ def nodes_table(result: SimulationResult) -> Table:
         row.append(f"{n.pods}/{n.allocatable.get('pods', 0)}")
         table.add_row(*row)
     return table
+
+
+def checkpoints_section(checkpoints: Sequence[Checkpoint]) -> ReportSection:
+    """The scenario's checkpoints as a table: one row per checkpoint, its counts, then the
+    bound pods per node (`node: n`)."""
+    rows = []
+    for c in checkpoints:
+        per_node: dict[str, int] = {}
+        for node in c.placements.values():
+            per_node[node] = per_node.get(node, 0) + 1
+        spread = ", ".join(f"{node}: {n}" for node, n in sorted(per_node.items()))
+        counts = c.counts
+        rows.append(
+            [
+                c.name,
+                f"{c.at:g}s",
+                str(counts.get("bound", 0)),
+                str(counts.get("pending", 0)),
+                str(counts.get("nodes", 0)),
+                spread or "-",
+            ]
+        )
+    return ReportSection(
+        key="checkpoints",
+        title="Checkpoints",
+        columns=["Checkpoint", "At", "Bound", "Pending", "Nodes", "Bound pods per node"],
+        rows=rows,
+    )
 
 
 def section_table(section: ReportSection) -> Table:

@@ -171,6 +171,15 @@ def _evicted(result: SimulationResult, key: str) -> str:
     "node columns: the same placements, slower; for comparison and debugging "
     "(also KUBESCHED_FAST_PATH=0).",
 )
+@click.option(
+    "--scenario",
+    "scenario",
+    type=click.Path(exists=True, dir_okay=False),
+    metavar="FILE",
+    help="A scenario (simulation.kubesched.io/v1alpha1 Scenario): steps at virtual times "
+    "that create, delete, scale or patch objects, cordon, drain, delete, add or taint "
+    "nodes, and checkpoints whose state goes into the report.",
+)
 @log_level_option
 @feature_gates_option
 def simulate_command(
@@ -185,6 +194,7 @@ def simulate_command(
     summary_only: bool,
     validate: Literal["strict", "warn", "ignore"],
     no_fast_path: bool,
+    scenario: str | None,
     log_level: str,
 ) -> None:
     """Load PATHS (manifest files or folders), schedule every pending pod on virtual time
@@ -208,6 +218,7 @@ def simulate_command(
                     validate=validate,
                     warn=_warn,
                     fast_path=False if no_fast_path else None,
+                    scenario=scenario,
                 )
         else:
             result = simulate(
@@ -219,6 +230,7 @@ def simulate_command(
                 validate=validate,
                 warn=_warn,
                 fast_path=False if no_fast_path else None,
+                scenario=scenario,
             )
     err = output_console(stderr=True)
     if not result.objects:

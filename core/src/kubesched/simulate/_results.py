@@ -10,7 +10,8 @@ The JSON form (`SimulationResult.to_json_dict`) is a stable interface for progra
                  "virtualSeconds", "seed", "attempts"},
      "skipped": [{"apiVersion", "kind", "count", "file", "document", "reason"}],
      "explanations": {"ns/pod": {...}},   (only with --explain)
-     "sections": {"<key>": <payload>}}     (only when a hook module contributes one)
+     "sections": {"<key>": <payload>},    (only when a hook module contributes one)
+     "checkpoints": [{...}]}              (only with --scenario)
 
 `status` is one of Bound, Unschedulable, Error, Waiting, Pending, Preempted, Terminating,
 Succeeded, Failed; `node` is null when unplaced; `message` carries the reason a pod is not
@@ -42,6 +43,12 @@ DaemonSet's eligible nodes), `pods` and `bound` its active pods and those bound,
 why it is short of pods (its controller's last FailedCreate Event, or the ordinal an
 OrderedReady StatefulSet waits behind) or how a Job ended (`Complete: ...`, `Failed: ...`).
 
+`checkpoints` holds the state at each `checkpoint` step of a scenario (`--scenario`), in
+step order: `{"name", "step", "at", "pods", "bound", "pending", "terminating",
+"succeeded", "failed", "nodes", "placements": {"ns/name": node}, "pendingPods": [...]}`
+(see `kubesched.simulate._scenario.Checkpoint`); the pods and summary are the state at the
+end of the run, after the last step.
+
 A pod that ran and finished (the pod lifecycle: `simulation.kubesched.io/duration`, see
 `kubesched.workloads`) is `Succeeded` or `Failed` on the node it ran on, with an empty
 message; the summary then counts `succeeded` and `failed` (both keys are left out when no
@@ -66,6 +73,7 @@ from typing import Any, Literal, get_args
 from kubesched.hookspecs import ReportSection
 from kubesched.scheduler import AttemptError, Explanation
 from kubesched.simulate._manifests import SkippedObject
+from kubesched.simulate._scenario import Checkpoint
 
 __all__ = [
     "PLACED",
@@ -167,6 +175,8 @@ class SimulationResult:
     """How many objects the manifests held that were loaded (skipped ones not counted)."""
     files: list[str] = field(default_factory=list)
     """The manifest files read."""
+    checkpoints: list[Checkpoint] | None = None
+    """The state at each checkpoint of the scenario, in step order (None: no scenario)."""
 
     def count(self, status: PodOutcome) -> int:
         return sum(1 for p in self.pods if p.status == status)
@@ -245,6 +255,8 @@ class SimulationResult:
             data["explanations"] = {k: e.to_json_dict() for k, e in self.explanations.items()}
         if self.sections:
             data["sections"] = {s.key: s.payload for s in self.sections}
+        if self.checkpoints is not None:
+            data["checkpoints"] = [c.to_json_dict() for c in self.checkpoints]
         return data
 
 

@@ -48,8 +48,9 @@ from kubesched.simulate._results import (
     SimulationResult,
     group_skipped,
 )
+from kubesched.simulate._scenario import Scenario, ScenarioRunner, check_scenario, load_scenario
 from kubesched.simulate._sections import collect_sections
-from kubesched.workloads import check_pod_lifecycles
+from kubesched.workloads import GarbageCollector, check_pod_lifecycles
 from kubesched.workloads import register as register_workloads
 
 __all__ = ["Progress", "Simulation", "simulate"]
@@ -101,8 +102,12 @@ class Simulation:
         explain: Sequence[str] = (),
         origins: Sequence[tuple[str, int]] = (),
         fast_path: bool | None = None,
+        scenario: Scenario | None = None,
     ) -> None:
         self.objects = list(objects)
+        self.scenario = scenario
+        """Steps to run on the cluster at virtual times (`--scenario`)."""
+        self.runner: ScenarioRunner | None = None
         self.origins = list(origins)
         """(file, document) of each object, when they came from manifests."""
         self.config = config
@@ -148,6 +153,8 @@ class Simulation:
         for controllers in self.pm.hook.kubesched_cluster_controllers(cluster=self.cluster):
             for c in controllers:
                 self.cluster.add_controller(c)
+        if self.scenario is not None:
+            self._add_scenario(self.scenario)
         sched = new_scheduler(
             self.cluster,
             self.config,
@@ -171,6 +178,8 @@ class Simulation:
             # before cancelling: waiting pods are still waiting
             result = self._result(sched)
             result.sections = self._report_sections(result)
+            if self.runner is not None:
+                result.checkpoints = list(self.runner.checkpoints)
             return result
         finally:
             self.loop.set_idle_callback(None)
@@ -179,6 +188,20 @@ class Simulation:
                 if task is not asyncio.current_task():
                     task.cancel()
             await asyncio.gather(runner, return_exceptions=True)
+
+    def _add_scenario(self, scenario: Scenario) -> None:
+        """The scenario's runner as one more controller; with it, pods of a deleted node
+        are force-deleted (podgc) so that their controllers make them again elsewhere."""
+        for controller in self.cluster.controllers:
+            if isinstance(controller, GarbageCollector):
+                controller.orphaned_pods = True
+        self.runner = ScenarioRunner(scenario, self._fail)
+        self.cluster.add_controller(self.runner)
+
+    def _fail(self, error: BaseException) -> None:
+        """A scenario step that cannot run ends the run with its error."""
+        if self._finished is not None and not self._finished.done():
+            self._finished.set_exception(error)
 
     def _quiescent(self) -> bool:
         sched = self.scheduler
@@ -354,13 +377,17 @@ def simulate(
     validate: FieldValidation = "strict",
     warn: Warn | None = None,
     fast_path: bool | None = None,
+    scenario: str | os.PathLike[str] | None = None,
 ) -> SimulationResult:
     """Load manifests and a config, simulate, and return where every pod went.
 
     `explain` names pods (`name` in the default namespace, or `namespace/name`) whose last
     attempt is explained plugin by plugin in `SimulationResult.explanations`. `validate`
     and `warn` say what an unknown field in a manifest is (see `load_manifests`).
-    `fast_path` False keeps the per-node Filter/Score path (same placements, slower)."""
+    `fast_path` False keeps the per-node Filter/Score path (same placements, slower).
+    `scenario` is a scenario file (`kubesched.simulate._scenario`): its steps run at their
+    virtual times and its checkpoints go into `SimulationResult.checkpoints`; it is read
+    and checked against the manifests before the run."""
     pm = make_plugin_manager()
     register_workloads(pm)
     registry = PluginRegistry.discover()
@@ -368,6 +395,11 @@ def simulate(
     resolved = resolve(load_config(config), registry, source)
     loaded = load_manifests(paths, default_kinds(pm), validate=validate, warn=warn)
     _check_explained(explain, loaded.objects)
+    steps = None
+    if scenario is not None:
+        kinds = default_kinds(pm)
+        steps = load_scenario(scenario, kinds, validate=validate, warn=warn)
+        check_scenario(steps, loaded.objects, kinds)
     sim = Simulation(
         loaded.objects,
         resolved,
@@ -379,6 +411,7 @@ def simulate(
         explain=explain,
         origins=loaded.origins,
         fast_path=fast_path,
+        scenario=steps,
     )
     result = sim.run()
     result.skipped = group_skipped(loaded.skipped)
