@@ -124,16 +124,21 @@ class SchedulerMetrics:
             ["result", "profile"],
             buckets=exponential_buckets(0.001, 2, 15),
         )
-        self.algorithm_duration = histogram(
+        self.algorithm_duration = vec(
             "scheduler_scheduling_algorithm_duration_seconds",
             alpha("Scheduling algorithm latency in seconds"),
+            [],
             buckets=exponential_buckets(0.001, 2, 15),
         )
-        self.pod_scheduling_attempts = histogram(
+        self.pod_scheduling_attempts = vec(
             "scheduler_pod_scheduling_attempts",
             stable("Number of attempts to successfully schedule a pod."),
+            [],
             buckets=exponential_buckets(1, 2, 5),
         )
+        # no labels: one series, exposed from the start as an unlabelled Histogram's
+        self._algorithm_latency = self.algorithm_duration.labels()
+        self._pod_attempts = self.pod_scheduling_attempts.labels()
         self.pod_scheduling_sli_duration = vec(
             "scheduler_pod_scheduling_sli_duration_seconds",
             beta(
@@ -286,7 +291,7 @@ class SchedulerMetrics:
         attempt = self._observe(pod.metadata.uid, "scheduled", profile)
         if attempt is None:
             return
-        self.pod_scheduling_attempts.observe(attempt.attempts)
+        self._pod_attempts.observe(attempt.attempts)
         if attempt.initial is not None and self._clock is not None:
             n = attempt.attempts
             label = f"{_ATTEMPTS_CAP}+" if n >= _ATTEMPTS_CAP else str(n)
@@ -313,7 +318,7 @@ class _LoopMetrics(SchedulerObserver):
     def host_selected(self, pod: Pod) -> None:
         attempt = self._metrics._attempts.get(pod.metadata.uid)
         if attempt is not None:
-            self._metrics.algorithm_duration.observe(time.perf_counter() - attempt.started)
+            self._metrics._algorithm_latency.observe(time.perf_counter() - attempt.started)
 
     def event_handled(self, ev: WatchEvent, seconds: float) -> None:
         event = self._event_label(ev)

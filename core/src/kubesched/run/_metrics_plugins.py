@@ -31,6 +31,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any, Final
 
+import numpy as np
 from prometheus_client import Counter, Histogram
 
 from kubesched.framework import (
@@ -363,7 +364,7 @@ def _filter_statuses(result: Any, n: int) -> StatusCounts:
 
 def _mask_passed(result: Any, n: int) -> int:
     """The rows a mask passes (the framework asks `filter`, counted apart, on the rest)."""
-    return int(result.sum()) if hasattr(result, "sum") else n
+    return int(np.count_nonzero(result)) if isinstance(result, np.ndarray) else n
 
 
 def _mask_statuses(result: Any, n: int) -> StatusCounts:
