@@ -66,7 +66,13 @@ def _example_runs() -> Iterator[tuple[str, list[str]]]:
         if (folder / "manifests").is_dir():
             args = [str(folder / "manifests")]
         else:
-            args = [str(p) for p in sorted(folder.glob("*.yaml")) if p.name != "config.yaml"]
+            args = [
+                str(p)
+                for p in sorted(folder.glob("*.yaml"))
+                if p.name not in ("config.yaml", "scenario.yaml")
+            ]
+        if (folder / "scenario.yaml").is_file():
+            args += ["--scenario", str(folder / "scenario.yaml")]
         configs = sorted(folder.glob("*config*.yaml"))
         if folder.name == "deploy" or not args:
             continue
