@@ -1,6 +1,7 @@
 """The modelling decision behind invariant 2 of test_invariants (docs/reliability.md): a
 node deleted under a bound pod leaves the pod bound to it (the API server does not unbind
-pods, and the pod GC controller that would delete them is not modelled); the scheduler's
+pods, and the pod GC controller that would delete them is not run here: `simulate
+--scenario` runs it, tests/test_scenario.py); the scheduler's
 cache keeps the pod on a node info without a node, as upstream's cache does
 (pkg/scheduler/backend/cache/cache.go RemoveNode), and binds nothing new there."""
 

@@ -38,7 +38,8 @@ class GarbageCollector:
         self.orphaned_pods = orphaned_pods
         """Whether pods bound to a deleted node are deleted (podgc). Off by default: the
         simulation's reliability model keeps such pods bound (docs/reliability.md,
-        invariant 2) until node deletion becomes a scenario step that evicts them."""
+        invariant 2); a simulation with a scenario turns it on, so that its `deleteNode`
+        steps evict them (`kubesched.simulate`, `--scenario`)."""
         self._cluster: Cluster | None = None
         self._owners: list[str] = []
         self._nodes: list[str] = []
