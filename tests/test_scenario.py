@@ -236,6 +236,10 @@ BAD: dict[str, tuple[list[dict[str, Any]], str]] = {
         [{"at": "1m", "checkpoint": "a"}, {"at": "2m", "delete": {"kind": "Pod", "name": "x"}}],
         'steps[1].delete.name: Not found: Pod "default/x" does not exist at 120s',
     ),
+    "an object created twice": (
+        [{"at": "1m", "addNode": NODES[0]}],
+        'steps[0].addNode: operation cannot be fulfilled on nodes "n1": already exists',
+    ),
 }
 
 

@@ -49,7 +49,7 @@ from typing import Any, Final
 
 import yaml
 
-from kubesched._errors import ConflictError, ManifestError, NotFoundError
+from kubesched._errors import ConflictError, KubeschedError, ManifestError, NotFoundError
 from kubesched.api import K8sModel, KindRegistry, Node, Pod
 from kubesched.cluster import Cluster
 from kubesched.cluster.memory import AdmissionError
@@ -453,6 +453,10 @@ class ScenarioRunner:
                 await self._apply(step)
             except ManifestError as error:
                 self.on_error(error)
+                return
+            except KubeschedError as error:
+                # the cluster refused the step (an object created twice, say)
+                self.on_error(ManifestError(str(error), file=self.scenario.file, path=step.where()))
                 return
 
     async def _apply(self, step: Step) -> None:
