@@ -14,14 +14,13 @@ Upstream: pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go (v1.34).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
 import numpy as np
-import numpy.typing as npt
 
-from kubesched.api import Node, NodeSelectorTerm, Pod
+from kubesched.api import Node, Pod
 from kubesched.api.field import aggregate
 from kubesched.framework import (
     ActionType,
@@ -47,6 +46,7 @@ from kubesched.framework import (
     Status,
 )
 from kubesched_builtin.helper import default_normalize_score
+from kubesched_builtin.helper.arrays import label_keys, per_label_group, pod_required_terms
 from kubesched_builtin.helper.normalize_score import default_normalize_array
 from kubesched_builtin.names import NODE_AFFINITY
 from kubesched_builtin.nodeaffinity.args import NodeAffinityArgs
@@ -132,30 +132,6 @@ def _names_from_match_fields(pod: Pod) -> set[str] | None:
     return names
 
 
-def _label_keys(terms: Iterable[NodeSelectorTerm]) -> set[str] | None:
-    """The node label keys `terms` read, or None when one reads a field (matchFields:
-    the node's name, which no label column holds)."""
-    keys: set[str] = set()
-    for term in terms:
-        if term.match_fields:
-            return None
-        keys.update(r.key for r in term.match_expressions)
-    return keys
-
-
-def _per_label_group(
-    columns: NodeColumns, rows: Rows, keys: Iterable[str]
-) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
-    """The rows grouped by their values of the label `keys` (a missing label is a value
-    too): one representative position (in `rows`) per group, and each row's group."""
-    ordered = sorted(keys)
-    if not ordered:
-        return np.zeros(1, np.intp), np.zeros(len(rows), np.intp)
-    ids = np.stack([columns.domain_ids(k)[rows] for k in ordered], axis=1)
-    _, first, inverse = np.unique(ids, axis=0, return_index=True, return_inverse=True)
-    return first, inverse.reshape(-1)
-
-
 def _required(state: CycleState, pod: Pod) -> RequiredNodeAffinity:
     """PreFilter's parsed constraints; parsed here when PreFilter did not run (e.g.
     disabled), as upstream's Filter does."""
@@ -234,7 +210,7 @@ class NodeAffinity(
             return np.zeros(0, np.bool_)
         required = _required(state, pod)
         infos = self.handle.snapshot.node_info_list
-        first, group = _per_label_group(columns, rows, keys)
+        first, group = per_label_group(columns, rows, keys)
         ok = np.array(
             [self._filter(infos[rows[i]], required) is None for i in first.tolist()], np.bool_
         )
@@ -242,18 +218,13 @@ class NodeAffinity(
         return mask
 
     def _required_keys(self, pod: Pod) -> set[str] | None:
-        terms: list[NodeSelectorTerm] = []
-        affinity = pod.spec.affinity
-        if affinity is not None and affinity.node_affinity is not None:
-            required = affinity.node_affinity.required_during_scheduling_ignored_during_execution
-            if required is not None:
-                terms += required.node_selector_terms
+        terms = pod_required_terms(pod)
         added = self.args.added_affinity
         if added is not None:
             required = added.required_during_scheduling_ignored_during_execution
             if required is not None:
                 terms += required.node_selector_terms
-        keys = _label_keys(terms)
+        keys = label_keys(terms)
         return None if keys is None else keys | set(pod.spec.node_selector)
 
     def _filter(self, node_info: NodeInfo, required: RequiredNodeAffinity) -> Status | None:
@@ -339,13 +310,13 @@ class NodeAffinity(
             if source is not None
             for entry in source.preferred_during_scheduling_ignored_during_execution
         ]
-        keys = _label_keys(terms)
+        keys = label_keys(terms)
         if keys is None:
             raise LookupError("matchFields")
         if not len(rows):
             return np.zeros(0, np.int64), None
         infos = self.handle.snapshot.node_info_list
-        first, group = _per_label_group(columns, rows, keys)
+        first, group = per_label_group(columns, rows, keys)
         counts, status = self.score_nodes(state, pod, [infos[rows[i]] for i in first.tolist()])
         if status is not None:
             return np.zeros(0, np.int64), status

@@ -128,14 +128,31 @@ class PreFilterState:
 
 
 def compute_pre_filter_state(
-    pod: Pod, constraints: Sequence[SpreadConstraint], nodes: Sequence[NodeInfo]
+    pod: Pod,
+    constraints: Sequence[SpreadConstraint],
+    nodes: Sequence[NodeInfo],
+    counted: list[dict[str, int]] | None = None,
 ) -> PreFilterState:
     """Count matching pods per eligible domain over `nodes` (upstream calPreFilterState).
 
     A node is eligible for a constraint when it has every constraint's topology key and
-    passes that constraint's node inclusion policies."""
+    passes that constraint's node inclusion policies. `counted`, when given, holds those
+    counts already (`columns.pre_filter_counts`, the same walk on the snapshot's columns)."""
     if not constraints:
         return PreFilterState()
+    counts = counted if counted is not None else _walk(pod, constraints, nodes)
+    paths = []
+    for per_value in counts:
+        p = CriticalPaths()
+        for value, num in per_value.items():
+            p.update(value, num)
+        paths.append(p)
+    return PreFilterState(constraints, paths, counts)
+
+
+def _walk(
+    pod: Pod, constraints: Sequence[SpreadConstraint], nodes: Sequence[NodeInfo]
+) -> list[dict[str, int]]:
     namespace = pod.metadata.namespace or "default"
     required = required_node_affinity(pod)
     counts: list[dict[str, int]] = [{} for _ in constraints]
@@ -152,13 +169,7 @@ def compute_pre_filter_state(
             value = labels[c.topology_key]
             found = count_pods_matching(info.pods, c.selector, namespace)
             counts[i][value] = counts[i].get(value, 0) + found
-    paths = []
-    for per_value in counts:
-        p = CriticalPaths()
-        for value, num in per_value.items():
-            p.update(value, num)
-        paths.append(p)
-    return PreFilterState(constraints, paths, counts)
+    return counts
 
 
 _Limit = tuple[str, dict[str, int], int]

@@ -37,6 +37,7 @@ from kubesched.framework import (
 from kubesched_builtin.helper.state import read_state
 from kubesched_builtin.names import POD_TOPOLOGY_SPREAD
 from kubesched_builtin.podtopologyspread.args import SYSTEM_DEFAULTING, PodTopologySpreadArgs
+from kubesched_builtin.podtopologyspread.columns import MatchCounts, pre_filter_counts
 from kubesched_builtin.podtopologyspread.common import (
     HONOR,
     LABEL_HOSTNAME,
@@ -95,6 +96,7 @@ class PodTopologySpread(
 
     def __init__(self, args: PodTopologySpreadArgs, handle: Handle) -> None:
         super().__init__(args, handle)
+        self._match_counts = MatchCounts()
         self.system_defaulted = args.defaulting_type == SYSTEM_DEFAULTING
         self.default_constraints: tuple[TopologySpreadConstraint, ...] = (
             SYSTEM_DEFAULT_CONSTRAINTS
@@ -136,7 +138,16 @@ class PodTopologySpread(
         constraints = self.constraints_for(pod, "DoNotSchedule")
         if not constraints:
             return None, Status.skip()
-        state.write(PRE_FILTER_STATE_KEY, compute_pre_filter_state(pod, constraints, nodes))
+        counted = None
+        snapshot = self.handle.snapshot
+        if nodes and nodes is snapshot.node_info_list:
+            # the cluster's own nodes: the walk on the snapshot's columns
+            counted = pre_filter_counts(
+                pod, constraints, nodes, snapshot.columns, self._match_counts
+            )
+        state.write(
+            PRE_FILTER_STATE_KEY, compute_pre_filter_state(pod, constraints, nodes, counted)
+        )
         return None, None
 
     def pre_filter_extensions(self) -> PreFilterExtensions | None:

@@ -1,0 +1,132 @@
+"""PodTopologySpread's PreFilter counts read from the snapshot's NodeColumns.
+
+`compute_pre_filter_state` walks every node of the cluster once per cycle (upstream
+calPreFilterState, in parallel there): whether the node counts toward each constraint's
+domains, and how many of its pods match. On the snapshot's own node list the same answers
+come from the columns: the topology labels (`domain_ids`), the pod's required node affinity
+once per group of nodes alike in the labels it reads, the taint policy once per distinct
+taint list, and each node's matching pods counted once per NodeInfo generation (a node
+whose pods did not change keeps its count from the cycle before). The domains come out in
+the order the walk finds them, so the critical paths are the walk's too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from kubesched.api import Pod, find_untolerated_taint
+from kubesched.framework import NodeColumns, NodeInfo
+from kubesched_builtin.helper import is_do_not_schedule_taint
+from kubesched_builtin.helper.arrays import (
+    label_keys,
+    per_distinct,
+    per_label_group,
+    pod_required_terms,
+    taints_of,
+)
+from kubesched_builtin.nodeaffinity import required_node_affinity
+from kubesched_builtin.podtopologyspread.common import (
+    HONOR,
+    SpreadConstraint,
+    count_pods_matching,
+)
+
+__all__ = ["MatchCounts", "pre_filter_counts"]
+
+Bools = npt.NDArray[np.bool_]
+
+_MAX_SELECTORS = 32
+
+
+class MatchCounts:
+    """Matching pods per node, by (selector, namespace) and NodeInfo generation: a
+    generation names one content of a node (every change takes a new one; a clone keeps
+    it), so a count stays right for as long as the generation is seen. Only the last
+    cycle's generations are kept."""
+
+    def __init__(self) -> None:
+        self._by_selector: dict[tuple[str, str], dict[int, int]] = {}
+
+    def counts(
+        self, constraint: SpreadConstraint, namespace: str, nodes: Sequence[NodeInfo]
+    ) -> list[int]:
+        key = (repr(constraint.selector), namespace)
+        known = self._by_selector.pop(key, {})
+        fresh: dict[int, int] = {}
+        out: list[int] = []
+        for info in nodes:
+            generation = info.generation
+            found = known.get(generation)
+            if found is None:
+                found = count_pods_matching(info.pods, constraint.selector, namespace)
+            fresh[generation] = found
+            out.append(found)
+        if len(self._by_selector) >= _MAX_SELECTORS:
+            del self._by_selector[next(iter(self._by_selector))]
+        self._by_selector[key] = fresh
+        return out
+
+
+def pre_filter_counts(
+    pod: Pod,
+    constraints: Sequence[SpreadConstraint],
+    nodes: Sequence[NodeInfo],
+    columns: NodeColumns,
+    memo: MatchCounts,
+) -> list[dict[str, int]] | None:
+    """Per constraint, the matching pods of every eligible domain, in the order
+    `compute_pre_filter_state` finds them, for `nodes` (the rows of `columns`, in order);
+    None when the pod's required node affinity reads a field (the walk then answers)."""
+    size = len(nodes)
+    rows = np.arange(size, dtype=np.intp)
+    has_keys = np.ones(size, np.bool_)
+    for c in constraints:
+        has_keys &= columns.domain_ids(c.topology_key) >= 0
+    affinity_ok: Bools | None = None
+    if any(c.node_affinity_policy == HONOR for c in constraints):
+        keys = label_keys(pod_required_terms(pod))
+        if keys is None:
+            return None
+        required = required_node_affinity(pod)
+        first, group = per_label_group(columns, rows, keys | set(pod.spec.node_selector))
+        node_of = [nodes[i].node for i in first.tolist()]
+        ok = np.array([n is not None and required.matches(n) for n in node_of], np.bool_)
+        affinity_ok = ok[group]
+    taints_ok: Bools | None = None
+    if any(c.node_taints_policy == HONOR for c in constraints):
+        tolerations = pod.spec.tolerations
+
+        def tolerated(taint_set: int) -> bool:
+            taints = list(taints_of(columns, taint_set))
+            return find_untolerated_taint(taints, tolerations, is_do_not_schedule_taint) is None
+
+        taints_ok = per_distinct(columns.taint_set, tolerated, np.bool_)  # type: ignore[assignment]
+    namespace = pod.metadata.namespace or "default"
+    out: list[dict[str, int]] = []
+    for c in constraints:
+        eligible = has_keys.copy()
+        if c.node_affinity_policy == HONOR and affinity_ok is not None:
+            eligible &= affinity_ok
+        if c.node_taints_policy == HONOR and taints_ok is not None:
+            eligible &= taints_ok
+        at = np.flatnonzero(eligible)
+        if not len(at):
+            out.append({})
+            continue
+        per_row = np.zeros(len(at), np.int64)
+        if not (c.selector.is_empty or c.selector.nothing):
+            busy = np.flatnonzero(columns.pod_count[at] > 0)
+            if len(busy):
+                found = memo.counts(c, namespace, [nodes[r] for r in at[busy].tolist()])
+                per_row[busy] = found
+        ids = columns.domain_ids(c.topology_key)[at]
+        distinct, first_at, inverse = np.unique(ids, return_index=True, return_inverse=True)
+        totals = np.zeros(len(distinct), np.int64)
+        np.add.at(totals, inverse.reshape(-1), per_row)
+        values = columns.domain_values(c.topology_key)
+        order = np.argsort(first_at, kind="stable").tolist()
+        out.append({values[int(distinct[k])]: int(totals[k]) for k in order})
+    return out
