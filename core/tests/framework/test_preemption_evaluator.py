@@ -277,3 +277,68 @@ def test_dry_run_starts_at_the_offset_and_stops_with_enough_candidates() -> None
     assert plugin.visited == ["n2", "n3"]
     assert result is not None and result.nominating_info is not None
     assert result.nominating_info.nominated_node_name in {"n2", "n3"}
+
+
+class EvictLowerRulingOut(EvictLower):
+    """EvictLower with `rules_out_node`: a node without a lower-priority pod gives no
+    victims, and says so without its dry run."""
+
+    name: ClassVar[str] = "EvictLowerRulingOut"
+
+    def __init__(self, args: Any, handle: Any) -> None:
+        super().__init__(args, handle)
+        self.ruled_out: list[str] = []
+
+    def rules_out_node(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> bool:
+        if any(p.pod.priority < pod.priority for p in node_info.pods):
+            return False
+        self.ruled_out.append(node_info.name)
+        return True
+
+
+def ruling_out_harness(existing: list[Pod], nodes: int) -> PluginHarness:
+    h = harness(existing, nodes)
+    return PluginHarness(EvictLowerRulingOut, EvictLowerRulingOut.Args(), h.scenario)
+
+
+def test_a_ruled_out_node_is_not_dry_run_while_candidates_are_found() -> None:
+    h = ruling_out_harness([pod("low", 1, node="n2")], nodes=4)
+    plugin = h.plugin
+    assert isinstance(plugin, EvictLowerRulingOut)
+    plugin.offset, plugin.wanted = 1, 1
+    result, status = preempt(h, unschedulable_everywhere(h))
+    assert status.is_success
+    assert result is not None and result.nominating_info is not None
+    assert result.nominating_info.nominated_node_name == "n2"
+    assert (plugin.ruled_out, plugin.visited) == (["n1"], ["n2"])
+
+
+def test_ruled_out_nodes_are_dry_run_for_the_message_when_no_node_is_a_candidate() -> None:
+    # the same FitError, node statuses and visit order as without the rule
+    plain, ruling = harness([], nodes=3), ruling_out_harness([], nodes=3)
+    answers = []
+    for h in (plain, ruling):
+        plugin = h.plugin
+        assert isinstance(plugin, EvictLower)
+        plugin.offset = 1
+        statuses = unschedulable_everywhere(h)
+        result, status = preempt(h, statuses)
+        assert result is not None and result.nominating_info is not None
+        answers.append((result.nominating_info.nominated_node_name, status))
+    assert answers[0] == answers[1]
+    assert answers[1][1].message() == "0/3 nodes are available: 3 nothing to evict."
+    assert isinstance(ruling.plugin, EvictLowerRulingOut)
+    assert ruling.plugin.ruled_out == ["n1", "n2", "n0"]
+    assert ruling.plugin.visited == ["n1", "n2", "n0"]
+
+
+def test_dry_run_statuses_keep_the_visit_order_with_ruled_out_nodes() -> None:
+    h = ruling_out_harness([], nodes=3)
+    plugin = h.plugin
+    assert isinstance(plugin, EvictLowerRulingOut)
+    infos = sorted(h.nodes, key=lambda n: n.name)
+    candidates, statuses, errors = plugin.evaluator.dry_run_preemption(
+        CycleState(), h.pod, infos, [], 2, 1
+    )
+    assert (candidates, errors) == ([], [])
+    assert [name for name, _ in statuses.items()] == ["n2", "n0", "n1"]

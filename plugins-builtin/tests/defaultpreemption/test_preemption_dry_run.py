@@ -316,7 +316,9 @@ def _offsets(values: Sequence[int]) -> Iterator[int]:
     [case[1:] for case in DRY_RUN_CASES],
     ids=[case[0] for case in DRY_RUN_CASES],
 )
+@pytest.mark.parametrize("room_shortcut", [False, True], ids=["upstream", "shortcut"])
 def test_dry_run_preemption(
+    room_shortcut: bool,
     filters: list[type[Any]],
     node_names: list[str],
     preemptors: list[Pod],
@@ -335,6 +337,8 @@ def test_dry_run_preemption(
     counter.codes = dict.fromkeys(node_names, code)
     offsets = _offsets([4, 1, 3])
     env.plugin.offset_rand = lambda n: next(offsets) % n
+    # the shortcut finds the same candidates with no more Filter calls than upstream's
+    env.plugin.room_shortcut = room_shortcut
     infos = sorted(env.node_infos(), key=lambda n: n.name)
     for cycle, preemptor in enumerate(preemptors):
         state = env.pre_filter(preemptor)
@@ -349,7 +353,10 @@ def test_dry_run_preemption(
             for c in candidates
         )
         assert got == want[cycle], f"cycle {cycle}"
-        assert counter.calls - before == calls[cycle], f"cycle {cycle}"
+        if room_shortcut:
+            assert counter.calls - before <= calls[cycle], f"cycle {cycle}"
+        else:
+            assert counter.calls - before == calls[cycle], f"cycle {cycle}"
 
 
 def test_dry_run_leaves_the_snapshot_untouched() -> None:
@@ -407,3 +414,37 @@ def test_victims_are_lower_priority_enough_and_each_one_needed(
     assert bool(names) is not fits(set())
     for name in names:
         assert not fits(names - {name}), f"{name} did not need to go"
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    existing=st.lists(st.tuples(st.integers(1, 8), st.integers(-2, 3)), min_size=1, max_size=6),
+    want_cpu=st.integers(1, 10),
+    preemptor_priority=st.integers(-1, 3),
+    max_pods=st.integers(1, 7),
+)
+def test_room_shortcut_rules_out_only_nodes_without_victims(
+    existing: list[tuple[int, int]], want_cpu: int, preemptor_priority: int, max_pods: int
+) -> None:
+    """`rules_out_node` says yes only where SelectVictimsOnNode finds no victims, and the
+    shortcut changes neither the victims nor the status (cpu and pod count both short)."""
+    pods = [
+        pod(f"e{i}", node="n", prio=prio, req={"cpu": f"{cpu * 100}m"})
+        for i, (cpu, prio) in enumerate(existing)
+    ]
+    node = make_node("n").alloc(cpu="1", memory="1Gi", pods=str(max_pods)).obj()
+    env = preemption_env([node], pods)
+    preemptor = pod("p", prio=preemptor_priority, req={"cpu": f"{want_cpu * 100}m"})
+    state = env.pre_filter(preemptor)
+    info = env.node_infos()[0]
+    answers = []
+    for shortcut in (False, True):
+        env.plugin.room_shortcut = shortcut
+        victims, violations, status = env.plugin.select_victims_on_node(
+            state.clone(), preemptor, info.clone(), []
+        )
+        answers.append(([v.metadata.name for v in victims], violations, status))
+    assert answers[0] == answers[1]
+    assert env.plugin.rules_out_node(state, preemptor, info) is False or not answers[1][0]
+    env.plugin.room_shortcut = False
+    assert env.plugin.rules_out_node(state, preemptor, info) is False

@@ -27,6 +27,7 @@ __all__ = [
     "insufficient_status",
     "is_extended_resource_name",
     "nodes_short_of",
+    "shortages",
 ]
 
 REASON_TOO_MANY_PODS = "Too many pods"
@@ -94,9 +95,28 @@ def fits_request(
     ignored_groups: Set[str] = frozenset(),
 ) -> list[InsufficientResource]:
     """Every resource the node is short of for `pod_request`; empty when the pod fits."""
+    return shortages(
+        pod_request,
+        node_info.allocatable,
+        node_info.requested,
+        len(node_info.pods),
+        ignored_resources,
+        ignored_groups,
+    )
+
+
+def shortages(
+    pod_request: Resource,
+    alloc: Resource,
+    used: Resource,
+    pod_count: int,
+    ignored_resources: Set[str] = frozenset(),
+    ignored_groups: Set[str] = frozenset(),
+) -> list[InsufficientResource]:
+    """`fits_request` on a node's figures alone: its allocatable, what its `pod_count`
+    pods request (`used`). DefaultPreemption asks it of a node's figures once its
+    lower-priority pods are gone, without building that NodeInfo."""
     short: list[InsufficientResource] = []
-    alloc, used = node_info.allocatable, node_info.requested
-    pod_count = len(node_info.pods)
     if pod_count + 1 > alloc.allowed_pod_number:
         short.append(
             InsufficientResource(PODS, REASON_TOO_MANY_PODS, 1, pod_count, alloc.allowed_pod_number)

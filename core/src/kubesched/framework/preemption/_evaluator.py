@@ -102,6 +102,12 @@ class PreemptionInterface(Protocol):
         ...
 
 
+RulesOutNode = Callable[[CycleState, Pod, NodeInfo], bool]
+"""A policy's optional `rules_out_node(state, pod, node_info)`: True only when
+`select_victims_on_node` on that node would certainly not give victims (it must never rule
+out a candidate); it must not change the node or the state."""
+
+
 def _aggregate(errors: Sequence[BaseException]) -> BaseException:
     """upstream utilerrors.NewAggregate: one error as is, several as `[a, b]`."""
     if len(errors) == 1:
@@ -127,6 +133,9 @@ class Evaluator:
         self.candidate_watchers: list[Callable[[Candidate], None]] = []
         """Called with each candidate whose evictions start (`kubesched run`'s metrics
         observe its victims there: upstream prepareCandidateAsync PreemptionVictims)."""
+        self._rules_out_node: RulesOutNode | None = getattr(interface, "rules_out_node", None)
+        """The policy's cheap test (optional, not upstream) of a node that cannot be a
+        candidate: `rules_out_node(state, pod, node_info)` (see `dry_run_preemption`)."""
 
     # -- the PostFilter -----------------------------------------------------------------
     def preempt(
@@ -190,30 +199,66 @@ class Evaluator:
     ) -> tuple[list[Candidate], NodeToStatus, list[BaseException]]:
         """Candidates (those violating no PDB first), the status of every node that is not
         one, and the errors met. Nodes are visited from `offset` round the list; the search
-        stops once it has `num_candidates`, at least one of them violating no PDB."""
+        stops once it has `num_candidates`, at least one of them violating no PDB.
+
+        A node the policy's `rules_out_node` rules out costs no dry run: it cannot be a
+        candidate, so the search goes on exactly as if its dry run had failed. Its status
+        (and error) matter only when no candidate is found (the diagnosis reports them;
+        with candidates they are dropped), so only then are those nodes dry-run, and the
+        statuses and errors come in the order the nodes were visited, as without the rule.
+        """
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
-        node_statuses = NodeToStatus()
-        errors: list[BaseException] = []
+        failed: list[tuple[NodeInfo, Status | None]] = []
+        """The nodes that are no candidate, in visit order: a status, or None when ruled
+        out (not dry-run yet)."""
+        rules_out = self._rules_out_node
         n = len(potential_nodes)
         for i in range(n):
-            info = potential_nodes[(offset + i) % n].clone()
-            victims, num_violations, status = self.interface.select_victims_on_node(
-                state.clone(), pod, info, pdbs
-            )
-            if status.is_success and victims:
-                found = violating if num_violations else non_violating
-                if len(found) < num_candidates:
-                    found.append(Candidate(info.name, Victims(victims, num_violations)))
-                if non_violating and len(non_violating) + len(violating) >= num_candidates:
-                    break
+            node = potential_nodes[(offset + i) % n]
+            if rules_out is not None and rules_out(state, pod, node):
+                failed.append((node, None))
                 continue
-            if status.is_success:
-                status = Status.as_error(f'expected at least one victim pod on node "{info.name}"')
+            candidate, status = self._dry_run_node(state, pod, node, pdbs)
+            if candidate is None:
+                failed.append((node, status))
+                continue
+            found = violating if candidate.victims.num_pdb_violations else non_violating
+            if len(found) < num_candidates:
+                found.append(candidate)
+            if non_violating and len(non_violating) + len(violating) >= num_candidates:
+                break
+        candidates = non_violating + violating
+        node_statuses = NodeToStatus()
+        errors: list[BaseException] = []
+        for node, known in failed:
+            if known is not None:
+                status = known
+            elif candidates:
+                continue
+            else:
+                candidate, status = self._dry_run_node(state, pod, node, pdbs)
+                if candidate is not None:  # the rule was wrong: never lose a candidate
+                    candidates.append(candidate)
+                    continue
             if status.code is Code.Error:
                 errors.append(_as_exception(status))
-            node_statuses.set(info.name, status)
-        return non_violating + violating, node_statuses, errors
+            node_statuses.set(node.name, status)
+        return candidates, node_statuses, errors
+
+    def _dry_run_node(
+        self, state: CycleState, pod: Pod, node: NodeInfo, pdbs: Sequence[Any]
+    ) -> tuple[Candidate | None, Status]:
+        """The policy's victims on a copy of the node: a candidate, or why it is none."""
+        info = node.clone()
+        victims, num_violations, status = self.interface.select_victims_on_node(
+            state.clone(), pod, info, pdbs
+        )
+        if status.is_success and victims:
+            return Candidate(info.name, Victims(victims, num_violations)), status
+        if status.is_success:
+            status = Status.as_error(f'expected at least one victim pod on node "{info.name}"')
+        return None, status
 
     def select_candidate(self, candidates: Sequence[Candidate]) -> Candidate | None:
         if not candidates:
