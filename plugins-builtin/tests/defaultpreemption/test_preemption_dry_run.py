@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -31,6 +32,7 @@ from preemption_helpers import (
 
 from kubesched.api import Pod
 from kubesched.framework import Code
+from kubesched.framework.preemption import by_importance, importance_key
 from kubesched_builtin.noderesources import NodeResourcesFit
 
 FIT = NodeResourcesFit
@@ -448,3 +450,29 @@ def test_room_shortcut_rules_out_only_nodes_without_victims(
     assert env.plugin.rules_out_node(state, preemptor, info) is False or not answers[1][0]
     env.plugin.room_shortcut = False
     assert env.plugin.rules_out_node(state, preemptor, info) is False
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    pods_=st.lists(
+        st.tuples(st.integers(-2, 2), st.one_of(st.none(), st.integers(0, 3))), max_size=8
+    )
+)
+def test_the_default_victim_sort_key_sorts_as_the_comparison(
+    pods_: list[tuple[int, int | None]],
+) -> None:
+    """The default order's plain sort key (priority, then start time, `now` for pods not
+    started) sorts exactly as upstream's MoreImportantPod comparison, ties included."""
+    env = preemption_env([make_node("n").alloc(cpu="1").obj()], [])
+    base = datetime(2024, 1, 1, tzinfo=UTC)
+    pods = [
+        pod(f"p{i}", prio=prio, start=None if start is None else base + timedelta(seconds=start))
+        for i, (prio, start) in enumerate(pods_)
+    ]
+    more_important, key = env.plugin._importance()
+    assert [p.metadata.name for p in sorted(pods, key=key)] == [
+        p.metadata.name for p in by_importance(pods, more_important)
+    ]
+    assert [p.metadata.name for p in sorted(pods, key=key, reverse=True)] == [
+        p.metadata.name for p in sorted(pods, key=importance_key(more_important), reverse=True)
+    ]
