@@ -121,13 +121,36 @@ def shortages(
         short.append(
             InsufficientResource(PODS, REASON_TOO_MANY_PODS, 1, pod_count, alloc.allowed_pod_number)
         )
-    if not (
-        pod_request.milli_cpu
-        or pod_request.memory
-        or pod_request.ephemeral_storage
-        or pod_request.scalar
-    ):
-        return short
+    figures = [
+        (CPU, pod_request.milli_cpu, used.milli_cpu, alloc.milli_cpu),
+        (MEMORY, pod_request.memory, used.memory, alloc.memory),
+        (
+            EPHEMERAL_STORAGE,
+            pod_request.ephemeral_storage,
+            used.ephemeral_storage,
+            alloc.ephemeral_storage,
+        ),
+    ]
+    if pod_request.scalar:  # most pods request none: no call, no generator
+        figures += [
+            (name, requested, used.scalar.get(name, 0), alloc.scalar.get(name, 0))
+            for name, requested in checked_scalar_requests(
+                pod_request, ignored_resources, ignored_groups
+            )
+        ]
+    for name, requested, in_use, capacity in figures:
+        if requested > 0 and requested > capacity - in_use:
+            short.append(
+                InsufficientResource(
+                    name,
+                    insufficient_reason(name),
+                    requested,
+                    in_use,
+                    capacity,
+                    unresolvable=requested > capacity,
+                )
+            )
+    return short
     basics = (
         (CPU, pod_request.milli_cpu, used.milli_cpu, alloc.milli_cpu),
         (MEMORY, pod_request.memory, used.memory, alloc.memory),
