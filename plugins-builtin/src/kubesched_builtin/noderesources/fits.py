@@ -151,35 +151,6 @@ def shortages(
                 )
             )
     return short
-    basics = (
-        (CPU, pod_request.milli_cpu, used.milli_cpu, alloc.milli_cpu),
-        (MEMORY, pod_request.memory, used.memory, alloc.memory),
-        (
-            EPHEMERAL_STORAGE,
-            pod_request.ephemeral_storage,
-            used.ephemeral_storage,
-            alloc.ephemeral_storage,
-        ),
-    )
-    scalars = (
-        (name, requested, used.scalar.get(name, 0), alloc.scalar.get(name, 0))
-        for name, requested in checked_scalar_requests(
-            pod_request, ignored_resources, ignored_groups
-        )
-    )
-    for name, requested, in_use, capacity in (*basics, *scalars):
-        if requested > 0 and requested > capacity - in_use:
-            short.append(
-                InsufficientResource(
-                    name,
-                    insufficient_reason(name),
-                    requested,
-                    in_use,
-                    capacity,
-                    unresolvable=requested > capacity,
-                )
-            )
-    return short
 
 
 def nodes_short_of(
