@@ -23,8 +23,9 @@ from kubesched.features import (
 )
 
 FEATURES_API = {
-    "ENV_VAR", "FEATURE_GATES", "FLAG", "FeatureGate", "FeatureGateError", "Stage",
-    "feature_enabled", "feature_gates", "parse_feature_gates", "set_feature_gates",
+    "ENV_VAR", "FAST_PATH_ENV", "FEATURE_GATES", "FLAG", "FeatureGate", "FeatureGateError",
+    "Stage", "fast_path_enabled", "feature_enabled", "feature_gates", "parse_feature_gates",
+    "set_feature_gates",
 }  # fmt: skip
 
 
@@ -214,3 +215,13 @@ def test_an_unknown_name_asked_for_is_a_programming_error() -> None:
 
 def test_feature_gates_lists_every_gate() -> None:
     assert set(feature_gates()) == set(FEATURE_GATES)
+
+
+def test_fast_path_switch_reads_the_env_var_unless_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(kubesched.features.FAST_PATH_ENV, raising=False)
+    assert kubesched.features.fast_path_enabled() is True
+    monkeypatch.setenv(kubesched.features.FAST_PATH_ENV, "0")
+    assert kubesched.features.fast_path_enabled() is False
+    assert kubesched.features.fast_path_enabled(True) is True
+    monkeypatch.setenv(kubesched.features.FAST_PATH_ENV, "1")
+    assert kubesched.features.fast_path_enabled(False) is False

@@ -22,7 +22,6 @@ path's; a recorded cycle (`--explain`) takes the per-node path.
 
 from __future__ import annotations
 
-import os
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kubesched.api import Pod
+from kubesched.features import FAST_PATH_ENV, fast_path_enabled
 from kubesched.framework import (
     Code,
     CycleState,
@@ -62,18 +62,6 @@ FILTER_CHUNK_MIN = 32
 """Nodes filtered per chunk: the feasible nodes still wanted, and at least this many."""
 NO_NODES_AVAILABLE = "no nodes available to schedule pods"
 """Upstream ErrNoNodesAvailable (pkg/scheduler/schedule_one.go)."""
-
-
-FAST_PATH_ENV = "KUBESCHED_FAST_PATH"
-"""Environment variable: "0" keeps the per-node path (for comparison and debugging)."""
-
-
-def fast_path_enabled(requested: bool | None = None) -> bool:
-    """Whether a scheduler uses the fast path: `requested` when given (`--no-fast-path`
-    gives False), else on unless KUBESCHED_FAST_PATH is "0" (the one place it is read)."""
-    if requested is not None:
-        return requested
-    return os.environ.get(FAST_PATH_ENV, "1").strip() != "0"
 
 
 class NoNodesAvailableError(Exception):

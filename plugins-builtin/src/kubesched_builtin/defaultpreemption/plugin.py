@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import Any, ClassVar, Final
 
 from kubesched.api import Pod
+from kubesched.features import fast_path_enabled
 from kubesched.framework import (
     Code,
     CycleState,
@@ -47,7 +48,6 @@ from kubesched.framework.preemption import (
     more_important_pod,
     pod_start_time,
 )
-from kubesched.scheduler import fast_path_enabled
 from kubesched_builtin.defaultpreemption.args import DefaultPreemptionArgs
 from kubesched_builtin.defaultpreemption.guards import (
     announce_victims,
