@@ -48,7 +48,8 @@ from kubesched.simulate._results import (
     SimulationResult,
     group_skipped,
 )
-from kubesched.simulate._scenario import Scenario, ScenarioRunner, check_scenario, load_scenario
+from kubesched.simulate._scenario import Scenario, check_scenario, load_scenario
+from kubesched.simulate._scenario_runner import ScenarioRunner
 from kubesched.simulate._sections import collect_sections
 from kubesched.workloads import GarbageCollector, check_pod_lifecycles
 from kubesched.workloads import register as register_workloads
