@@ -11,11 +11,11 @@ import pytest
 import yaml
 
 from kubesched._errors import ManifestError
-from kubesched.api import K8sModel
+from kubesched.api import K8sModel, apply_merge_patch
 from kubesched.cluster.memory import default_kinds
 from kubesched.runtime import make_plugin_manager
 from kubesched.simulate import Scenario, load_scenario
-from kubesched.simulate._scenario import ObjectRef, check_scenario, merge_patch
+from kubesched.simulate._scenario import ObjectRef, check_scenario
 from kubesched.testing import make_node, make_pod
 from kubesched.workloads import Deployment
 from kubesched.workloads import register as register_workloads
@@ -144,7 +144,7 @@ def test_the_document_must_be_a_scenario(tmp_path: Path) -> None:
 def test_merge_patch_merges_mappings_removes_nulls_and_replaces_the_rest() -> None:
     target = {"a": {"b": 1, "c": 2}, "l": [1, 2], "k": "v"}
     patch = {"a": {"b": None, "d": {"e": 3}}, "l": [3], "k": None, "n": 0}
-    assert merge_patch(target, patch) == {"a": {"c": 2, "d": {"e": 3}}, "l": [3], "n": 0}
+    assert apply_merge_patch(target, patch) == {"a": {"c": 2, "d": {"e": 3}}, "l": [3], "n": 0}
     assert target == {"a": {"b": 1, "c": 2}, "l": [1, 2], "k": "v"}  # not changed
 
 

@@ -23,6 +23,7 @@ from kubesched.api._duration import go_duration
 from kubesched.api._images import normalized_image_name
 from kubesched.api._kinds import KindInfo, KindRegistry, core_kinds
 from kubesched.api._labels import LabelSelector, LabelSelectorRequirement, selector_matches
+from kubesched.api._merge_patch import apply_merge_patch
 from kubesched.api._meta import ObjectMeta, OwnerReference
 from kubesched.api._node import ContainerImage, Node, NodeCondition, NodeSpec, NodeStatus
 from kubesched.api._pod import (
@@ -121,6 +122,7 @@ __all__ = [
     "WeightedPodAffinityTerm",
     "aggregate_container_limits",
     "aggregate_container_requests",
+    "apply_merge_patch",
     "core_kinds",
     "default_pod_level_resources",
     "find_untolerated_taint",

@@ -64,7 +64,6 @@ __all__ = [
     "Step",
     "check_scenario",
     "load_scenario",
-    "merge_patch",
     "missing_object",
 ]
 
@@ -400,17 +399,3 @@ def missing_object(file: str, step: Step, kind: str, key: str, *fields: str | in
 
 
 # -- running ------------------------------------------------------------------------------
-
-
-def merge_patch(target: Any, patch: Any) -> Any:
-    """RFC 7386 JSON merge patch: mappings merge key by key, null removes a key, anything
-    else replaces."""
-    if not isinstance(patch, dict):
-        return patch
-    out = dict(target) if isinstance(target, dict) else {}
-    for key, value in patch.items():
-        if value is None:
-            out.pop(key, None)
-        else:
-            out[key] = merge_patch(out.get(key), value)
-    return out

@@ -9,10 +9,10 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from kubesched._errors import ConflictError, KubeschedError, ManifestError, NotFoundError
-from kubesched.api import Pod
+from kubesched.api import Pod, apply_merge_patch
 from kubesched.cluster import Cluster
 from kubesched.cluster.memory import AdmissionError
-from kubesched.simulate._scenario import Checkpoint, Scenario, Step, merge_patch, missing_object
+from kubesched.simulate._scenario import Checkpoint, Scenario, Step, missing_object
 
 __all__ = ["ScenarioRunner"]
 
@@ -114,7 +114,7 @@ class ScenarioRunner:
     async def _patch(
         self, step: Step, kind: str, name: str, namespace: str | None, patch: dict[str, Any]
     ) -> None:
-        await self._edit(step, kind, name, namespace, lambda data: merge_patch(data, patch))
+        await self._edit(step, kind, name, namespace, lambda data: apply_merge_patch(data, patch))
 
     async def _edit(
         self,

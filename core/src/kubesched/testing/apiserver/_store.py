@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from kubesched.api import apply_merge_patch
 from kubesched.testing.apiserver._admission import (
     ApiStatusError,
     Raw,
@@ -78,17 +79,8 @@ def parse_path(path: str) -> Target | None:
     )
 
 
-def merge_patch(target: Any, patch: Any) -> Any:
-    """RFC 7386."""
-    if not isinstance(patch, dict):
-        return copy.deepcopy(patch)
-    result = dict(target) if isinstance(target, dict) else {}
-    for key, value in patch.items():
-        if value is None:
-            result.pop(key, None)
-        else:
-            result[key] = merge_patch(result.get(key), value)
-    return result
+merge_patch = apply_merge_patch
+"""RFC 7386 (`kubesched.api.apply_merge_patch`), as the API server applies it."""
 
 
 def strategic_merge_patch(target: Any, patch: Any) -> Any:
