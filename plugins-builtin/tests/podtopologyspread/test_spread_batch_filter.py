@@ -1,4 +1,5 @@
-"""PodTopologySpread's batch Filter (`filter_nodes`) equals its Filter node by node: on the
+"""PodTopologySpread's batch Filter (`filter_nodes`) equals its Filter node by node (and,
+on generated inputs, its array Filter `filter_mask` passes exactly what Filter passes): on the
 inputs of upstream's filtering_test.go (TestSingleConstraint, TestMultipleConstraints),
 after AddPod/RemovePod, without PreFilter, and on generated pods and nodes
 (hypothesis)."""
@@ -8,6 +9,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from podtopologyspread_helpers import plugin, pre_filter
+from test_spread_array_filter import exact_filter_mask
 from test_spread_filter import MULTIPLE, SINGLE
 
 from kubesched.api import Node, Pod
@@ -67,3 +69,4 @@ def test_filter_nodes_equals_filter(scenario: Scenario) -> None:
     if status is not None:
         return  # Skip: Filter does not run
     assert batch_filter_mismatch(pl, state, scenario.pod, snapshot.list()) is None
+    exact_filter_mask(pl, state, scenario.pod, snapshot)

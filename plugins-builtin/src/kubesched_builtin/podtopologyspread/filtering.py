@@ -11,8 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
+import numpy as np
+
 from kubesched.api import Node, Pod
-from kubesched.framework import NodeInfo, Status
+from kubesched.framework import NodeColumns, NodeInfo, RowMask, Rows, Status
 from kubesched_builtin.nodeaffinity import required_node_affinity
 from kubesched_builtin.podtopologyspread.common import (
     SpreadConstraint,
@@ -26,6 +28,7 @@ __all__ = [
     "CriticalPaths",
     "PreFilterState",
     "compute_pre_filter_state",
+    "filter_mask",
     "filter_node",
     "filter_nodes",
 ]
@@ -216,3 +219,22 @@ def filter_nodes(state: PreFilterState, pod: Pod, nodes: Sequence[NodeInfo]) -> 
         else _check(info.node.metadata.labels, limits)
         for info in nodes
     ]
+
+
+def filter_mask(state: PreFilterState, pod: Pod, columns: NodeColumns, rows: Rows) -> RowMask:
+    """`filter_node` of each row passed or not, from the topology labels' `domain_ids`: a
+    row passes when it has every constraint's key and its domain holds at most the
+    constraint's limit. Each distinct domain among the rows is looked up once."""
+    mask: RowMask = np.ones(len(rows), np.bool_)
+    for key, counts, limit in _limits(state, pod):
+        ids = columns.domain_ids(key)[rows]
+        mask &= ids >= 0
+        if limit >= 0 and (not counts or max(counts.values()) <= limit):
+            continue  # every domain is within the limit (an unseen one holds 0)
+        distinct, inverse = np.unique(ids, return_inverse=True)
+        values = columns.domain_values(key)
+        within = np.array(
+            [i < 0 or counts.get(values[i], 0) <= limit for i in distinct.tolist()], np.bool_
+        )
+        mask &= within[inverse.reshape(-1)]
+    return mask

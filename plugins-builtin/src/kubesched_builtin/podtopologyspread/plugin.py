@@ -23,6 +23,7 @@ from kubesched.framework import (
     EventResource,
     FilterPlugin,
     Handle,
+    NodeColumns,
     NodeInfo,
     NodeScore,
     PodInfo,
@@ -31,6 +32,8 @@ from kubesched.framework import (
     PreFilterResult,
     PreScorePlugin,
     QueueingHint,
+    RowMask,
+    Rows,
     ScorePlugin,
     Status,
 )
@@ -52,6 +55,7 @@ from kubesched_builtin.podtopologyspread.common import (
 from kubesched_builtin.podtopologyspread.filtering import (
     PreFilterState,
     compute_pre_filter_state,
+    filter_mask,
     filter_node,
     filter_nodes,
 )
@@ -196,6 +200,12 @@ class PodTopologySpread(
         except RuntimeError:
             return [self.filter(state, pod, info) for info in nodes]
         return filter_nodes(s, pod, nodes)
+
+    def filter_mask(self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Rows) -> RowMask:
+        """Filter on the snapshot's columns (ArrayFilterPlugin): each constraint's domain
+        per row from `domain_ids`, its count and limit from PreFilter's state (upstream
+        filtering.go). Raises without that state, so `filter` reports the error."""
+        return filter_mask(_pre_filter_state(state), pod, columns, rows)
 
     # -- PreScore / Score ------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
