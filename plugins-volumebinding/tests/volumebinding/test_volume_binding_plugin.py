@@ -358,3 +358,27 @@ def test_prebind_without_filter_result_for_node_is_an_error() -> None:
     state.read(STATE_KEY).all_bound = False
     status = asyncio.run(plugin.pre_bind(state, pod, "n"))
     assert status is not None and status.message() == 'no pod volumes found for node "n"'
+
+
+def test_reserve_keeps_only_the_chosen_nodes_volumes() -> None:
+    # pods waiting in PreBind must not hold one PodVolumes per feasible node
+    claim = make_pvc("pvc-a").cls("wait-sc").obj()
+    pvs = [_local("pv-a", "wait-sc", "1Gi", "node-a"), _local("pv-b", "wait-sc", "1Gi", "node-b")]
+    env = VolumeEnv([WAIT_SC, claim, *pvs], [node("node-a"), node("node-b")])
+    plugin = env.plugin(VolumeBinding)
+    state = CycleState()
+    pod = pod_with_claims("p", "pvc-a")
+    plugin.pre_filter(state, pod, env.snapshot.list())
+    for name in ("node-a", "node-b"):
+        assert plugin.filter(state, pod, env.node_info(name)) is None
+    data = state.read(STATE_KEY)
+    assert sorted(data.pod_volumes_by_node) == ["node-a", "node-b"]
+    assert plugin.reserve(state, pod, "node-b") is None
+    assert list(data.pod_volumes_by_node) == ["node-b"]
+    bindings = data.pod_volumes_by_node["node-b"].static_bindings
+    assert [b.pv.metadata.name for b in bindings or []] == ["pv-b"]
+    assert not data.all_bound
+    plugin.unreserve(state, pod, "node-b")
+    assert plugin.binder.pv_cache.get("pv-b").spec.claim_ref is None  # the assumption undone
+    assert plugin.reserve(state, pod, "node-c") is None  # no Filter result there
+    assert data.pod_volumes_by_node == {} and data.all_bound

@@ -269,6 +269,10 @@ class VolumeBinding(
         if isinstance(data, Status):
             return data
         volumes = data.pod_volumes_by_node.get(node_name)
+        # only the chosen node's entry is read from here on (Unreserve, PreBind): the
+        # others go now, not when the binding cycle ends, as pods waiting in PreBind for
+        # the PV controller would otherwise keep one entry per feasible node each
+        data.pod_volumes_by_node = {node_name: volumes} if volumes is not None else {}
         if volumes is None:
             data.all_bound = True  # the pod has no claims (or PreFilter skipped)
             return None
