@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -120,7 +121,8 @@ def test_a_node_info_keeps_its_count_only_while_its_generation_is_seen() -> None
     constraint = plugin.constraints_for(spread.obj(), "DoNotSchedule")[0]
     info = NodeInfo()
     info.add_pod_info(PodInfo(make_pod("a").label(app="web").node("n").obj()))
-    assert memo.counts(constraint, "default", [info]) == [1]
+    row = np.zeros(1, np.intp)
+    assert memo.counts(constraint, "default", [info], row).tolist() == [1]
     info.add_pod_info(PodInfo(make_pod("b").label(app="web").node("n").obj()))
-    assert memo.counts(constraint, "default", [info]) == [2]
-    assert memo.counts(constraint, "default", [info.clone()]) == [2]
+    assert memo.counts(constraint, "default", [info], row).tolist() == [2]
+    assert memo.counts(constraint, "default", [info.clone()], row).tolist() == [2]

@@ -37,36 +37,41 @@ from kubesched_builtin.podtopologyspread.common import (
 __all__ = ["MatchCounts", "pre_filter_counts"]
 
 Bools = npt.NDArray[np.bool_]
+Ints = npt.NDArray[np.intp] | npt.NDArray[np.int64]
 
 _MAX_SELECTORS = 32
 
 
 class MatchCounts:
-    """Matching pods per node, by (selector, namespace) and NodeInfo generation: a
-    generation names one content of a node (every change takes a new one; a clone keeps
-    it), so a count stays right for as long as the generation is seen. Only the last
-    cycle's generations are kept."""
+    """Matching pods per node row, by (selector, namespace), each with the NodeInfo
+    generation it was counted on: a generation names one content of one node (a global
+    counter; every change takes a new one, a clone keeps it), so a count stays right for as
+    long as its row shows the same generation, and only rows whose generation moved are
+    counted again."""
 
     def __init__(self) -> None:
-        self._by_selector: dict[tuple[str, str], dict[int, int]] = {}
+        self._by_selector: dict[tuple[str, str], tuple[Ints, Ints]] = {}
 
     def counts(
-        self, constraint: SpreadConstraint, namespace: str, nodes: Sequence[NodeInfo]
-    ) -> list[int]:
+        self, constraint: SpreadConstraint, namespace: str, nodes: Sequence[NodeInfo], rows: Ints
+    ) -> Ints:
+        """The matching pods of `nodes[r]` for each of `rows`."""
         key = (repr(constraint.selector), namespace)
-        known = self._by_selector.pop(key, {})
-        fresh: dict[int, int] = {}
-        out: list[int] = []
-        for info in nodes:
-            generation = info.generation
-            found = known.get(generation)
-            if found is None:
-                found = count_pods_matching(info.pods, constraint.selector, namespace)
-            fresh[generation] = found
-            out.append(found)
+        size = len(nodes)
+        known = self._by_selector.pop(key, None)
+        if known is None or len(known[0]) != size:
+            known = (np.full(size, -1, np.int64), np.zeros(size, np.int64))
+        generations, found = known
+        at = rows.tolist()
+        now = np.fromiter((nodes[r].generation for r in at), np.int64, len(at))
+        for k in np.flatnonzero(generations[rows] != now).tolist():
+            r = at[k]
+            found[r] = count_pods_matching(nodes[r].pods, constraint.selector, namespace)
+        generations[rows] = now
         if len(self._by_selector) >= _MAX_SELECTORS:
             del self._by_selector[next(iter(self._by_selector))]
-        self._by_selector[key] = fresh
+        self._by_selector[key] = known
+        out: Ints = found[rows]
         return out
 
 
@@ -120,8 +125,7 @@ def pre_filter_counts(
         if not (c.selector.is_empty or c.selector.nothing):
             busy = np.flatnonzero(columns.pod_count[at] > 0)
             if len(busy):
-                found = memo.counts(c, namespace, [nodes[r] for r in at[busy].tolist()])
-                per_row[busy] = found
+                per_row[busy] = memo.counts(c, namespace, nodes, at[busy])
         ids = columns.domain_ids(c.topology_key)[at]
         distinct, first_at, inverse = np.unique(ids, return_index=True, return_inverse=True)
         totals = np.zeros(len(distinct), np.int64)
