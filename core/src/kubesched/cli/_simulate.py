@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from typing import Literal
@@ -205,33 +206,24 @@ def simulate_command(
             until_s = parse_duration(until)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--until") from exc
+    run = functools.partial(
+        simulate,
+        paths,
+        config=config,
+        seed=seed,
+        until=until_s,
+        explain=explain,
+        validate=validate,
+        warn=_warn,
+        fast_path=False if no_fast_path else None,
+        scenario=scenario,
+    )
     with cli_logging(log_level):
         if progress and output_console(stderr=True).is_terminal:
             with PhaseProgress.columns() as bar:
-                result = simulate(
-                    paths,
-                    config=config,
-                    seed=seed,
-                    until=until_s,
-                    progress=PhaseProgress(bar),
-                    explain=explain,
-                    validate=validate,
-                    warn=_warn,
-                    fast_path=False if no_fast_path else None,
-                    scenario=scenario,
-                )
+                result = run(progress=PhaseProgress(bar))
         else:
-            result = simulate(
-                paths,
-                config=config,
-                seed=seed,
-                until=until_s,
-                explain=explain,
-                validate=validate,
-                warn=_warn,
-                fast_path=False if no_fast_path else None,
-                scenario=scenario,
-            )
+            result = run()
     err = output_console(stderr=True)
     if not result.objects:
         files = len(result.files)
