@@ -33,7 +33,7 @@ from kubesched.framework import (
     Snapshot,
     Status,
 )
-from kubesched.runtime._plugin_status import raised, wrap_error
+from kubesched.runtime._plugin_status import invalid_score, raised, wrap_error
 
 __all__ = ["FastRunners", "RowScoring"]
 
@@ -293,9 +293,4 @@ def _in_range(name: str, values: RowScores | list[int]) -> tuple[RowScores, Stat
             bad = int(array[np.flatnonzero(out)[0]])
     if bad is None:
         return array, None
-    msg = (
-        f'applying score defaultWeights on Score plugins: plugin "{name}" '
-        f"returns an invalid score {bad}, it should in the range of "
-        f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
-    )
-    return array, Status(Code.Error, error=RuntimeError(msg), plugin=name)
+    return array, invalid_score(name, bad)

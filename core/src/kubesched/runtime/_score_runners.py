@@ -18,7 +18,7 @@ from kubesched.framework import (
     Status,
 )
 from kubesched.runtime._cycle_recording import CycleRecorder, recorder_of
-from kubesched.runtime._plugin_status import SUCCESS, raised, wrap_error
+from kubesched.runtime._plugin_status import SUCCESS, invalid_score, raised, wrap_error
 
 __all__ = ["NodePluginScores", "ScoreRunners"]
 
@@ -148,12 +148,7 @@ class ScoreRunners:
                 values = [ns.score for ns in scores]
             if nodes and (min(values) < MIN_NODE_SCORE or max(values) > MAX_NODE_SCORE):
                 bad = next(v for v in values if not MIN_NODE_SCORE <= v <= MAX_NODE_SCORE)
-                msg = (
-                    f'applying score defaultWeights on Score plugins: plugin "{p.name}" '
-                    f"returns an invalid score {bad}, it should in the range of "
-                    f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
-                )
-                return [], Status(Code.Error, error=RuntimeError(msg), plugin=p.name)
+                return [], invalid_score(p.name, bad)
             weight = self.score_weights[p.name]
             plugin_names.append(p.name)
             columns.append(values if weight == 1 else [v * weight for v in values])
