@@ -142,6 +142,21 @@ def test_record_writes_header_once_then_rows(tmp_path: Path) -> None:
     assert "| 2 cores |" in first
 
 
+def test_record_adds_rows_to_the_simulate_table_not_the_sections_after_it(
+    tmp_path: Path,
+) -> None:
+    result = run_workload(get_workload("SchedulingBasic").build(Size(5, 0, 5)))
+    path = tmp_path / "RESULTS.md"
+    record(result, path, datetime.date(2025, 1, 2))
+    run_table = "\n## run mode\n\n| date | size |\n|---|---|\n| 2025-01-01 | 5 |\n"
+    path.write_text(path.read_text(encoding="utf-8") + run_table, encoding="utf-8")
+    row = record(result, path, datetime.date(2025, 1, 3))
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines.index(row) < lines.index("## run mode")
+    assert lines[lines.index(row) - 1].startswith("| 2025-01-02 | SchedulingBasic")
+    assert lines[-1] == "| 2025-01-01 | 5 |"
+
+
 # -- the other upstream workloads, tiny ---------------------------------------------------
 
 

@@ -248,14 +248,23 @@ def record(
     date: datetime.date | None = None,
     note: str | None = None,
 ) -> str:
-    """Append `result`'s row to the results file at `path`, creating it with its header
-    first; returns the row written."""
+    """Add `result`'s row at the end of the results file's `simulate` table (the first
+    table; other sections, such as the run-mode table, follow it), creating the file with
+    its header first; returns the row written."""
     row = format_row(result, date, note)
     if not path.exists():
         path.write_text(RESULTS_HEADER, encoding="utf-8")
-    text = path.read_text(encoding="utf-8")
-    with path.open("a", encoding="utf-8") as f:
-        if text and not text.endswith("\n"):
-            f.write("\n")
-        f.write(row + "\n")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    path.write_text("\n".join(_with_row(lines, row)) + "\n", encoding="utf-8")
     return row
+
+
+def _with_row(lines: list[str], row: str) -> list[str]:
+    """`lines` with `row` after the last row of the table headed like RESULTS_HEADER's."""
+    header = RESULTS_HEADER.rstrip("\n").splitlines()[-2]
+    if header not in lines:
+        return [*lines, row]
+    end = lines.index(header) + 1
+    while end < len(lines) and lines[end].startswith("|"):
+        end += 1
+    return [*lines[:end], row, *lines[end:]]
