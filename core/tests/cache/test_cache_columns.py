@@ -141,6 +141,7 @@ def assert_columns_match(snapshot: Snapshot) -> None:
     if big:
         assert not columns.exact
     assert columns.pod_count.tolist() == [len(n.pods) for n in infos]
+    assert columns.generation.tolist() == [n.generation for n in infos]
     assert columns.unschedulable.tolist() == [
         n.node is not None and n.node.spec.unschedulable for n in infos
     ]

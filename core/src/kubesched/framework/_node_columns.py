@@ -79,6 +79,9 @@ class NodeColumns:
       four basic resources and every extended/scalar resource any node has or has requests
       of (a resource a node lacks is 0 there; non-zero requests are 0 outside CPU/memory);
     - `pod_count`: pods on the node (assumed ones included);
+    - `generation`: the row's NodeInfo generation (a global counter: every change to a node
+      info takes a new one, a clone keeps it), so a value derived from a row's pods stays
+      right for as long as the row shows the generation it was derived on;
     - `unschedulable`: `spec.unschedulable`;
     - `taint_set`: an id per distinct taint list, `taint_sets[id]` the list (`TaintKey`);
     - `has_host_ports`: some pod on the node uses a host port;
@@ -96,6 +99,7 @@ class NodeColumns:
         "_position",
         "allocatable",
         "exact",
+        "generation",
         "has_host_ports",
         "image_set",
         "image_sets_interned",
@@ -131,6 +135,7 @@ class NodeColumns:
             )
         # `get(PODS)` is the allowed pod number; requests of pods are counted apart
         self.pod_count: Ints = self._ints([len(n.pods) for n in self._infos])
+        self.generation: Ints = self._ints([n.generation for n in self._infos])
         self.unschedulable: Bools = np.array(
             [n.node is not None and n.node.spec.unschedulable for n in self._infos], np.bool_
         )
@@ -244,6 +249,7 @@ class NodeColumns:
         self._set_amounts(i, self.requested, info.requested)
         self._set_amounts(i, self.non_zero_requested, info.non_zero_requested)
         self._set_int(self.pod_count, i, len(info.pods))
+        self.generation[i] = info.generation
         self.has_host_ports[i] = len(info.used_ports) > 0
         self.with_affinity[i] = bool(info.pods_with_affinity)
         self.with_required_anti_affinity[i] = bool(info.pods_with_required_anti_affinity)
