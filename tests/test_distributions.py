@@ -1,4 +1,4 @@
-"""The four distributions install side by side and agree on the kubesched version range."""
+"""The five distributions install side by side and agree on the kubesched version range."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ DISTRIBUTIONS = {
     "kubesched-builtin": "kubesched_builtin",
     "kubesched-coscheduling": "kubesched_coscheduling",
     "kubesched-volumebinding": "kubesched_volumebinding",
+    "kubesched-dra": "kubesched_dra",
 }
 PLUGIN_DISTRIBUTIONS = sorted(set(DISTRIBUTIONS) - {"kubesched"})
 

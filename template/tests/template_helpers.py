@@ -64,6 +64,7 @@ DISTRIBUTIONS = {
     "kubesched-builtin": REPO / "plugins-builtin",
     "kubesched-coscheduling": REPO / "plugins-coscheduling",
     "kubesched-volumebinding": REPO / "plugins-volumebinding",
+    "kubesched-dra": REPO / "plugins-dra",
 }
 """Every distribution this repository publishes, by name, with its source folder."""
 

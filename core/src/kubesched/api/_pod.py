@@ -20,8 +20,11 @@ __all__ = [
     "SCHEDULING_GATED_MESSAGE",
     "Container",
     "ContainerPort",
+    "ContainerResourceClaim",
     "Pod",
     "PodCondition",
+    "PodResourceClaim",
+    "PodResourceClaimStatus",
     "PodSchedulingGate",
     "PodSpec",
     "PodStatus",
@@ -40,9 +43,18 @@ POD_REASON_SCHEDULING_GATED = "SchedulingGated"
 SCHEDULING_GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
 
 
+class ContainerResourceClaim(K8sModel):
+    """An entry of a container's `resources.claims` (upstream core/v1 ResourceClaim): the
+    pod's `spec.resourceClaims[].name` it uses and, optionally, one request of it."""
+
+    name: str
+    request: str = ""
+
+
 class ResourceRequirements(K8sModel):
     requests: ResourceList = Field(default_factory=dict)
     limits: ResourceList = Field(default_factory=dict)
+    claims: list[ContainerResourceClaim] = Field(default_factory=list)
 
 
 class ContainerPort(K8sModel):
@@ -94,6 +106,16 @@ class TopologySpreadConstraint(K8sModel):
     match_label_keys: list[str] = Field(default_factory=list)
 
 
+class PodResourceClaim(K8sModel):
+    """An entry of `spec.resourceClaims`: a claim by name (`resourceClaimName`) or one the
+    resourceclaim controller creates for the pod from a template
+    (`resourceClaimTemplateName`); exactly one of the two is set."""
+
+    name: str
+    resource_claim_name: str | None = None
+    resource_claim_template_name: str | None = None
+
+
 class PodSpec(K8sModel):
     node_name: str = ""
     scheduler_name: str = DEFAULT_SCHEDULER_NAME
@@ -110,6 +132,7 @@ class PodSpec(K8sModel):
     """Pod-level requests and limits (KEP-2837, PodLevelResources); None when unset."""
     scheduling_gates: list[PodSchedulingGate] = Field(default_factory=list)
     volumes: list[Volume] = Field(default_factory=list)
+    resource_claims: list[PodResourceClaim] = Field(default_factory=list)
     topology_spread_constraints: list[TopologySpreadConstraint] = Field(default_factory=list)
     host_network: bool = False
     termination_grace_period_seconds: int | None = None
@@ -125,11 +148,20 @@ class PodCondition(K8sModel):
     last_probe_time: datetime | None = None
 
 
+class PodResourceClaimStatus(K8sModel):
+    """An entry of `status.resourceClaimStatuses`: the claim generated for the pod's
+    `spec.resourceClaims[].name` from its template (None: none was needed)."""
+
+    name: str
+    resource_claim_name: str | None = None
+
+
 class PodStatus(K8sModel):
     phase: str = "Pending"
     conditions: list[PodCondition] = Field(default_factory=list)
     nominated_node_name: str = ""
     start_time: datetime | None = None
+    resource_claim_statuses: list[PodResourceClaimStatus] = Field(default_factory=list)
 
     def condition(self, type_: str) -> PodCondition | None:
         return next((c for c in self.conditions if c.type == type_), None)
