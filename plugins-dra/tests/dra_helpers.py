@@ -1,5 +1,5 @@
 """Shared helpers of kubesched-dra's tests: the kinds registry with this package's hook,
-and loading manifests written as text."""
+loading manifests written as text, and creating objects in a memory cluster."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from kubesched.api import KindRegistry
-from kubesched.cluster.memory import default_kinds
+from kubesched.clock import VirtualClock
+from kubesched.cluster.memory import AdmissionError, MemoryCluster, default_kinds
 from kubesched.runtime import make_plugin_manager
 from kubesched.simulate._manifests import LoadedManifests, load_manifests
 from kubesched_dra import hooks
@@ -31,3 +32,21 @@ def load_text(tmp_path: Path, text: str, name: str = "objects.yaml") -> LoadedMa
 def only(loaded: LoadedManifests) -> Any:
     (obj,) = loaded.objects
     return obj
+
+
+def create_in_memory(*objects: Any) -> MemoryCluster:
+    """A memory cluster (this package's kinds registered) with `objects` created in order;
+    AdmissionError when the API server would refuse one."""
+    cluster = MemoryCluster(dra_kind_registry(), VirtualClock(), uid_seed=1)
+    cluster.create_many(list(objects))
+    return cluster
+
+
+def refusal(obj: Any) -> str:
+    """The API server's message refusing to create `obj` (the test fails if it is
+    accepted)."""
+    try:
+        create_in_memory(obj)
+    except AdmissionError as error:
+        return str(error)
+    raise AssertionError(f"{obj.kind} {obj.metadata.name} was accepted")
