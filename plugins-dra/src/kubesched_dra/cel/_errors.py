@@ -11,13 +11,6 @@ class CELError(KubeschedError):
     """A selector that cannot be used; the message is upstream's text for it, which the
     allocator prefixes with the class or claim and the selector's index."""
 
-    def __init__(self, detail: str) -> None:
-        super().__init__(detail)
-        self.detail = detail
-
-    def __str__(self) -> str:
-        return self.detail
-
 
 class CELCompileError(CELError):
     """An expression that does not compile or does not evaluate to bool (upstream's

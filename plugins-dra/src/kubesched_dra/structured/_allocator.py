@@ -1,0 +1,496 @@
+"""The structured-parameters allocator: which devices a node's pools give a pod's claims.
+
+upstream: staging/src/k8s.io/dynamic-resource-allocation/structured/internal/stable/
+allocator_stable.go (Allocator.Allocate, validateDeviceRequest, allocateOne,
+isSelectable, selectorsMatch, allocateDevice). The search is upstream's: claims in
+order, their requests in order, for each device needed the pools' devices in order,
+backtracking on failure and keeping the first full solution, so the devices picked are
+upstream's.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from kubesched.api import Node
+from kubesched_dra.api import (
+    ALLOCATION_MODE_ALL,
+    ALLOCATION_MODE_EXACT_COUNT,
+    AllocationResult,
+    Device,
+    DeviceClass,
+    DeviceSelector,
+    ResourceClaim,
+    ResourceSlice,
+)
+from kubesched_dra.cel import CELCache, CELRuntimeError
+from kubesched_dra.structured._constraint import MatchAttributeConstraint
+from kubesched_dra.structured._pools import Pool, SliceIndex
+from kubesched_dra.structured._request import RequestAccessor
+from kubesched_dra.structured._result import DeviceResult, SelectedRequest, build_result
+from kubesched_dra.structured._types import (
+    ALLOCATION_RESULTS_MAX_SIZE,
+    AllocatedDevices,
+    AllocationError,
+    AllocatorFeatures,
+    DeviceID,
+    NodeAllocationError,
+    kobj,
+)
+
+__all__ = ["Allocator"]
+
+_UNSUPPORTED = ("partitionable_devices", "consumable_capacity", "device_binding_and_status")
+
+# (claim index, request index, subrequest index): one request or subrequest.
+_RequestKey = tuple[int, int, int]
+
+
+class _MaxSizeExceeded(Exception):
+    """upstream errAllocationResultMaxSizeExceeded: a claim would get more than 32
+    devices on this path; callers backtrack further than for a plain failure."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    """upstream deviceWithID: a device, its ID, and the slice it is in."""
+
+    id: DeviceID
+    device: Device
+    slice: ResourceSlice
+
+
+@dataclass(slots=True)
+class _RequestData:
+    request: RequestAccessor
+    parent: RequestAccessor | None
+    device_class: DeviceClass | None = None
+    num_devices: int = 0
+    # On the entry of subrequest 0: the subrequest the search picked.
+    selected_sub_request: int = 0
+    # For allocationMode All: the devices, found before the search.
+    all_devices: list[_Candidate] = field(default_factory=list)
+
+    @property
+    def request_name(self) -> str:
+        if self.parent is not None:
+            return f"{self.parent.name}/{self.request.name}"
+        return self.request.name
+
+
+class Allocator:
+    """Allocates devices for claims on one node at a time, from the slices and classes
+    given once; :meth:`allocate` may be called for many nodes.
+
+    `allocated` are the devices other claims hold (their status, plus allocations in
+    flight); `cel` compiles selectors once and keeps each selector's result per device,
+    across allocators that share it."""
+
+    def __init__(
+        self,
+        features: AllocatorFeatures,
+        allocated: AllocatedDevices,
+        classes: Mapping[str, DeviceClass],
+        slices: Sequence[ResourceSlice],
+        cel: CELCache,
+    ) -> None:
+        unsupported = [name for name in _UNSUPPORTED if getattr(features, name)]
+        if unsupported:
+            raise AllocationError(
+                f"internal error: no allocator available for feature set {features}, "
+                f"unsupported: {', '.join(unsupported)}"
+            )
+        self.features = features
+        self.allocated = allocated
+        self.classes = classes
+        self.cel = cel
+        self._slices = SliceIndex(slices)
+
+    def allocate(
+        self, node: Node, claims: Sequence[ResourceClaim]
+    ) -> list[AllocationResult] | None:
+        """One allocation result per claim, in order, or None when the claims do not fit
+        on `node` (including when a pool they need is being updated).
+
+        Raises :class:`NodeAllocationError` when only this node fails with a reason to
+        report (invalid pools), :class:`AllocationError` for problems with the input
+        (unknown class, CEL error, a claim asking for too many devices)."""
+        return _Allocation(self, node, claims).run()
+
+
+class _Allocation:
+    """The state of one :meth:`Allocator.allocate` call (upstream's `allocator`)."""
+
+    def __init__(self, owner: Allocator, node: Node, claims: Sequence[ResourceClaim]) -> None:
+        self.owner = owner
+        self.features = owner.features
+        self.node = node
+        self.claims = claims
+        self.pools: list[Pool] = []
+        self.request_data: dict[_RequestKey, _RequestData] = {}
+        self.constraints: list[list[MatchAttributeConstraint]] = []
+        self.device_matches: dict[tuple[DeviceID, _RequestKey], bool] = {}
+        # Device -> indexes of the claims it is being allocated for in this attempt.
+        self.allocating: dict[DeviceID, set[int]] = {}
+        self.result: list[list[DeviceResult]] = [[] for _ in claims]
+
+    def run(self) -> list[AllocationResult] | None:
+        self.pools = self.owner._slices.gather_pools(self.node)
+        for claim_index, claim in enumerate(self.claims):
+            self._prepare_claim(claim_index, claim)
+        try:
+            done = self._allocate_one(0, 0, 0, 0, False)
+        except _MaxSizeExceeded:
+            # upstream returns its sentinel from Allocate as an error in this case.
+            raise AllocationError("allocation max size exceeded") from None
+        if not done:
+            if any(pool.invalid for pool in self.pools):
+                # Not fatal: other nodes may work; reported if all nodes fail.
+                raise NodeAllocationError("invalid resource pools were encountered")
+            return None
+        return [
+            build_result(claim, devices, self._selected(claim_index, claim))
+            for claim_index, (claim, devices) in enumerate(
+                zip(self.claims, self.result, strict=True)
+            )
+        ]
+
+    def _selected(self, claim_index: int, claim: ResourceClaim) -> list[SelectedRequest]:
+        """Per request, the class and name of what was allocated: the request itself or
+        the subrequest the search picked."""
+        selected: list[SelectedRequest] = []
+        for request_index in range(len(claim.spec.devices.requests)):
+            data = self.request_data[(claim_index, request_index, 0)]
+            sub_index: int | None = None
+            if data.parent is not None:
+                sub_index = data.selected_sub_request
+                data = self.request_data[(claim_index, request_index, sub_index)]
+            selected.append(SelectedRequest(data.device_class, data.request_name, sub_index))
+        return selected
+
+    # --- before the search ------------------------------------------------------------
+
+    def _prepare_claim(self, claim_index: int, claim: ResourceClaim) -> None:
+        min_devices = 0
+        for request_index, request in enumerate(claim.spec.devices.requests):
+            if request.first_available:
+                if not self.features.prioritized_list:
+                    raise AllocationError(
+                        f"claim {kobj(claim.metadata)}, request {request.name}: has "
+                        "subrequests, but the DRAPrioritizedList feature is disabled"
+                    )
+                parent = RequestAccessor.exact(request)
+                fewest = math.inf
+                for sub_index, sub in enumerate(request.first_available):
+                    key = (claim_index, request_index, sub_index)
+                    data = self._validate(RequestAccessor.sub(sub), parent, key)
+                    self.request_data[key] = data
+                    fewest = min(fewest, data.num_devices)
+                min_devices += int(fewest)
+            else:
+                key = (claim_index, request_index, 0)
+                data = self._validate(RequestAccessor.exact(request), None, key)
+                self.request_data[key] = data
+                min_devices += data.num_devices
+        if min_devices > ALLOCATION_RESULTS_MAX_SIZE:
+            raise AllocationError(
+                f"claim {kobj(claim.metadata)}: number of requested devices {min_devices} "
+                f"exceeds the claim limit of {ALLOCATION_RESULTS_MAX_SIZE}"
+            )
+        constraints: list[MatchAttributeConstraint] = []
+        for i, constraint in enumerate(claim.spec.devices.constraints):
+            if constraint.match_attribute is None:
+                raise AllocationError(
+                    f"claim {kobj(claim.metadata)}, constraint #{i}: empty constraint "
+                    "(unsupported constraint type?)"
+                )
+            constraints.append(
+                MatchAttributeConstraint(frozenset(constraint.requests), constraint.match_attribute)
+            )
+        self.constraints.append(constraints)
+
+    def _validate(
+        self, request: RequestAccessor, parent: RequestAccessor | None, key: _RequestKey
+    ) -> _RequestData:
+        claim = self.claims[key[0]]
+        where = f"claim {kobj(claim.metadata)}, request {request.name}"
+        data = _RequestData(request, parent)
+        for i, selector in enumerate(request.selectors):
+            if selector.cel is None:
+                raise AllocationError(
+                    f"{where}, selector #{i}: CEL expression empty (unsupported selector type?)"
+                )
+        if not self.features.admin_access and request.has_admin_access:
+            raise AllocationError(
+                f"{where}: admin access is requested, but the feature is disabled"
+            )
+        if not request.device_class_name:
+            raise AllocationError(f"{where}: missing device class name (unsupported request type?)")
+        device_class = self.owner.classes.get(request.device_class_name)
+        if device_class is None:
+            raise AllocationError(
+                f"{where}: could not retrieve device class {request.device_class_name}: "
+                f'deviceclass.resource.k8s.io "{request.device_class_name}" not found'
+            )
+        data.device_class = device_class
+        if request.allocation_mode == ALLOCATION_MODE_EXACT_COUNT:
+            data.num_devices = request.count
+        elif request.allocation_mode == ALLOCATION_MODE_ALL:
+            for pool in self.pools:
+                if pool.incomplete:
+                    raise AllocationError(
+                        f"{where}: asks for all devices, but resource pool {pool.pool_id} "
+                        "is currently being updated"
+                    )
+                if pool.invalid:
+                    raise AllocationError(
+                        f"{where}: asks for all devices, but resource pool {pool.pool_id} "
+                        "is currently invalid"
+                    )
+                for slice_ in pool.slices:
+                    for device in slice_.spec.devices:
+                        if self._is_selectable(key, data, slice_, device):
+                            device_id = DeviceID(
+                                slice_.spec.driver, slice_.spec.pool.name, device.name
+                            )
+                            data.all_devices.append(_Candidate(device_id, device, slice_))
+            data.num_devices = len(data.all_devices)
+        else:
+            raise AllocationError(f"{where}: unsupported count mode {request.allocation_mode}")
+        return data
+
+    # --- the search -------------------------------------------------------------------
+
+    def _allocate_one(
+        self, claim_index: int, request_index: int, sub_index: int, device_index: int, in_sub: bool
+    ) -> bool:
+        """upstream allocateOne: find a device for the `device_index`th device of the
+        request (or subrequest), then recurse for the rest; True once everything is
+        allocated. `in_sub` is set while trying one particular subrequest."""
+        if claim_index >= len(self.claims):
+            return True
+        claim = self.claims[claim_index]
+        if request_index >= len(claim.spec.devices.requests):
+            try:
+                return self._allocate_one(claim_index + 1, 0, 0, 0, False)
+            except _MaxSizeExceeded:
+                # Another choice for an earlier claim's subrequests may need fewer devices.
+                return False
+
+        key = (claim_index, request_index, sub_index)
+        data = self.request_data[key]
+        if not in_sub and data.parent is not None:
+            return self._allocate_sub_requests(claim_index, request_index, device_index, data)
+
+        request = data.request
+        all_devices = request.allocation_mode == ALLOCATION_MODE_ALL
+        if all_devices and not data.all_devices:
+            return False
+        if device_index >= data.num_devices:
+            return self._allocate_one(claim_index, request_index + 1, 0, 0, False)
+        if (
+            len(self.result[claim_index]) + data.num_devices - device_index
+            > ALLOCATION_RESULTS_MAX_SIZE
+        ):
+            raise _MaxSizeExceeded
+
+        if all_devices:
+            # The order of "all" devices does not matter: the next one must be usable.
+            candidate = data.all_devices[device_index]
+            undo = self._allocate_device(key, candidate, must=True)
+            if undo is None:
+                return False
+            return self._continue_or_undo(undo, key, device_index + 1, in_sub)
+
+        for pool in self.pools:
+            # Incomplete or invalid pools are skipped, not an error: others may do.
+            if pool.incomplete or pool.invalid:
+                continue
+            for slice_ in pool.slices:
+                for device in slice_.spec.devices:
+                    device_id = DeviceID(pool.driver, pool.name, device.name)
+                    if request.admin_access:
+                        if claim_index in self.allocating.get(device_id, ()):
+                            continue
+                    elif self._in_use(device_id):
+                        continue
+                    if not self._is_selectable(key, data, slice_, device):
+                        continue
+                    undo = self._allocate_device(
+                        key, _Candidate(device_id, device, slice_), must=False
+                    )
+                    if undo is not None and self._continue_or_undo(
+                        undo, key, device_index + 1, in_sub
+                    ):
+                        return True
+        return False
+
+    def _continue_or_undo(
+        self, undo: Callable[[], None], key: _RequestKey, device_index: int, in_sub: bool
+    ) -> bool:
+        """Go on with the next device after one was taken; take it back unless that led
+        to a full solution."""
+        try:
+            done = self._allocate_one(*key, device_index, in_sub)
+        except BaseException:
+            undo()
+            raise
+        if not done:
+            undo()
+        return done
+
+    def _allocate_sub_requests(
+        self, claim_index: int, request_index: int, device_index: int, data: _RequestData
+    ) -> bool:
+        """Try the subrequests in order; the first that leads to a full solution wins."""
+        all_exceeded = True
+        sub_index = 0
+        while (claim_index, request_index, sub_index) in self.request_data:
+            try:
+                done = self._allocate_one(claim_index, request_index, sub_index, device_index, True)
+            except _MaxSizeExceeded:
+                # A later subrequest may need fewer devices.
+                sub_index += 1
+                continue
+            all_exceeded = False
+            if done:
+                data.selected_sub_request = sub_index
+                return True
+            sub_index += 1
+        if all_exceeded:
+            raise _MaxSizeExceeded
+        return False
+
+    def _in_use(self, device_id: DeviceID) -> bool:
+        return device_id in self.owner.allocated or bool(self.allocating.get(device_id))
+
+    def _is_selectable(
+        self, key: _RequestKey, data: _RequestData, slice_: ResourceSlice, device: Device
+    ) -> bool:
+        """Whether `device` satisfies the class's and the request's selectors (cached per
+        device and request for this call; CEL results also across calls)."""
+        if not self.features.device_binding_and_status and device.binding_conditions:
+            return False
+        device_id = DeviceID(slice_.spec.driver, slice_.spec.pool.name, device.name)
+        match_key = (device_id, key)
+        cached = self.device_matches.get(match_key)
+        if cached is not None:
+            return cached
+        matches = True
+        if data.device_class is not None:
+            matches = self._selectors_match(
+                key,
+                slice_.spec.driver,
+                device,
+                device_id,
+                data.device_class,
+                data.device_class.spec.selectors,
+            )
+        if matches:
+            matches = self._selectors_match(
+                key, slice_.spec.driver, device, device_id, None, data.request.selectors
+            )
+        self.device_matches[match_key] = matches
+        return matches
+
+    def _selectors_match(
+        self,
+        key: _RequestKey,
+        driver: str,
+        device: Device,
+        device_id: DeviceID,
+        device_class: DeviceClass | None,
+        selectors: Sequence[DeviceSelector],
+    ) -> bool:
+        cel = self.owner.cel
+        for i, selector in enumerate(selectors):
+            assert selector.cel is not None  # checked by _validate
+            compiled = cel.get_or_compile(selector.cel.expression)
+            owner = (
+                f"class {device_class.name}"
+                if device_class is not None
+                else f"claim {kobj(self.claims[key[0]].metadata)}"
+            )
+            if compiled.error is not None:
+                raise AllocationError(
+                    f"{owner}: selector #{i}: CEL compile error: {compiled.error}"
+                )
+            try:
+                matches = cel.device_matches(compiled, driver, device)
+            except CELRuntimeError as error:
+                raise AllocationError(
+                    f"{owner}: selector #{i} on device {device_id}: CEL runtime error: {error}"
+                ) from None
+            if not matches:
+                return False
+        return True
+
+    def _allocate_device(
+        self, key: _RequestKey, candidate: _Candidate, must: bool
+    ) -> Callable[[], None] | None:
+        """upstream allocateDevice: if `candidate` is free and the claim's constraints
+        accept it, record it and return the function that takes it back; otherwise None.
+        With `must` (allocationMode All), a refusing constraint is an error."""
+        claim_index = key[0]
+        data = self.request_data[key]
+        request = data.request
+        device_id = candidate.id
+        if request.admin_access:
+            if claim_index in self.allocating.get(device_id, ()):
+                return None
+        elif self._in_use(device_id):
+            return None
+        if candidate.device.consumes_counters:
+            # Needs partitionable devices, which are off (and unsupported here).
+            return None
+        if data.parent is None:
+            base, sub = request.name, ""
+        else:
+            base, sub = data.parent.name, request.name
+        if self.features.device_taints and _taint_prevents_allocation(candidate.device, request):
+            return None
+        constraints = self.constraints[claim_index]
+        for i, constraint in enumerate(constraints):
+            if constraint.add(base, sub, candidate.device, device_id):
+                continue
+            if must:
+                claim = self.claims[claim_index]
+                raise AllocationError(
+                    f"claim {kobj(claim.metadata)}, request {request.name}: cannot add device "
+                    f"{device_id} because a claim constraint would not be satisfied"
+                )
+            for added in constraints[:i]:
+                added.remove(base, sub, candidate.device, device_id)
+            return None
+        self.allocating.setdefault(device_id, set()).add(claim_index)
+        results = self.result[claim_index]
+        previous = len(results)
+        results.append(
+            DeviceResult(
+                request=request.name,
+                parent_request=data.parent.name if data.parent is not None else "",
+                id=device_id,
+                slice=candidate.slice,
+                admin_access=True if request.admin_access else None,
+                tolerations=request.tolerations,
+            )
+        )
+
+        def undo() -> None:
+            for constraint in constraints:
+                constraint.remove(base, sub, candidate.device, device_id)
+            self.allocating[device_id].discard(claim_index)
+            del results[previous:]
+
+        return undo
+
+
+def _taint_prevents_allocation(device: Device, request: RequestAccessor) -> bool:
+    # Only the known effects prevent allocation; others, None included, are ignored.
+    return any(
+        taint.effect in ("NoSchedule", "NoExecute")
+        and not any(toleration.tolerates(taint) for toleration in request.tolerations)
+        for taint in device.taints
+    )
