@@ -237,7 +237,7 @@ def test_json_has_sections_by_key_only_when_there_are_some() -> None:
 
     plain = run(Nothing()).to_json_dict()
     assert "sections" not in plain
-    assert set(plain) == {"pods", "nodes", "summary", "skipped"}
+    assert set(plain) == {"pods", "nodes", "summary", "skipped", "timeline"}
 
 
 def test_table_prints_each_section_after_the_pods() -> None:

@@ -15,10 +15,14 @@ from rich.text import Text
 from kubesched.cli._console import fit_table
 from kubesched.cli._format import bar, format_amount
 from kubesched.simulate import Checkpoint, PodResult, ReportSection, SimulationResult
+from kubesched.simulate._preemptions import format_seconds
+from kubesched.simulate._timeline import TimelinePoint
 
 __all__ = [
     "STATUS_STYLE",
+    "TIMELINE_ROWS",
     "checkpoints_section",
+    "latency_line",
     "left_out_notices",
     "left_out_reason",
     "nodes_table",
@@ -29,7 +33,11 @@ __all__ = [
     "section_table",
     "skipped_lines",
     "summary_line",
+    "timeline_section",
 ]
+
+TIMELINE_ROWS = 12
+"""The most rows the Timeline table shows."""
 
 STATUS_STYLE = {
     "Bound": "green",
@@ -61,6 +69,8 @@ def render_result(
     sections = list(result.sections)
     if result.checkpoints:
         sections.append(checkpoints_section(result.checkpoints))
+    if len(result.timeline) > 1:
+        sections.append(timeline_section(result.timeline))
     for section in sections:
         table = section_table(section)
         fit_table(table, console, text={len(section.columns) - 1})
@@ -75,6 +85,11 @@ def render_summary(result: SimulationResult, console: Console, *, reasons: bool)
     """The summary line, with `reasons` the Reasons table, then what was skipped and the
     default plugins left out."""
     console.print(summary_line(result))
+    latency = latency_line(result)
+    if latency:
+        console.print(latency)
+    if reasons and result.checkpoints:
+        console.print(section_table(checkpoints_section(result.checkpoints)))
     if reasons and result.reasons():
         console.print(reasons_table(result, console))
     for line in skipped_lines(result.skipped):
@@ -97,6 +112,21 @@ def summary_line(result: SimulationResult) -> str:
         f"[red]{s['unschedulable']} unschedulable[/], [yellow]{s['waiting']} waiting[/], "
         f"[magenta]{s['pending']} pending[/]{rare} on {s['nodes']} nodes "
         f"({s['attempts']} attempts, {s['virtualSeconds']}s virtual time, seed {s['seed']})"
+    )
+
+
+def latency_line(result: SimulationResult) -> str:
+    """`Scheduling latency of 9 pods (created → bound): p50 0s, p90 1s, p99 3s, max 3s`,
+    or "" when the scheduler bound no pod."""
+    latency = result.latency
+    if not latency["pods"]:
+        return ""
+    figures = ", ".join(
+        f"{key} {format_seconds(latency[key])}" for key in ("p50", "p90", "p99", "max")
+    )
+    pods = latency["pods"]
+    return (
+        f"Scheduling latency of {pods:,} pod{'s' if pods != 1 else ''} (created → bound): {figures}"
     )
 
 
@@ -236,6 +266,41 @@ def checkpoints_section(checkpoints: Sequence[Checkpoint]) -> ReportSection:
         title="Checkpoints",
         columns=["Checkpoint", "At", "Bound", "Pending", "Nodes", "Bound pods per node"],
         rows=rows,
+    )
+
+
+def timeline_section(
+    points: Sequence[TimelinePoint], *, rows: int = TIMELINE_ROWS
+) -> ReportSection:
+    """The pod counts over virtual time: one row per instant they changed, or, when there
+    are more than `rows` of those, the counts at the end of each of `rows` equal spans of
+    the run. Terminating, Succeeded and Failed columns only when some row has some."""
+    shown = list(points)
+    caption = ""
+    if len(shown) > rows:
+        start, end = shown[0].at, shown[-1].at
+        ends = [start + (end - start) * (i + 1) / rows for i in range(rows)]
+        sampled = [points[0]]
+        i = 0
+        for t in ends:
+            while i + 1 < len(points) and points[i + 1].at <= t:
+                i += 1
+            if points[i] is not sampled[-1]:
+                sampled.append(points[i])
+        caption = (
+            f"{len(points):,} changes; the counts at the end of each 1/{rows} of the run "
+            f"(-o json lists every change)"
+        )
+        shown = sampled
+    keys = ["pods", "pending", "bound"]
+    keys += [k for k in ("terminating", "succeeded", "failed") if any(p.count(k) for p in shown)]
+    keys.append("nodes")
+    return ReportSection(
+        key="timeline",
+        title="Timeline",
+        columns=["At", *(k.capitalize() for k in keys)],
+        rows=[[format_seconds(p.at), *(str(p.count(k)) for k in keys)] for p in shown],
+        caption=caption,
     )
 
 

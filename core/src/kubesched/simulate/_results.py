@@ -3,7 +3,8 @@
 The JSON form (`SimulationResult.to_json_dict`) is a stable interface for programs:
 
     {"pods": [{"namespace", "name", "schedulerName", "node", "status", "message",
-               "attempts", "nominatedNode", "preemptedBy", "preemptedAt", "error"}],
+               "attempts", "nominatedNode", "preemptedBy", "preemptedAt", "error",
+               "createdAt", "boundAt", "finishedAt", "latencySeconds"}],
      "nodes": [{"name", "allocatable": {...}, "requested": {...}, "pods"}],
      "summary": {"pods", "bound", "unschedulable", "error", "waiting", "pending",
                  "preempted", "terminating", ["succeeded", "failed",] "nodes",
@@ -11,7 +12,8 @@ The JSON form (`SimulationResult.to_json_dict`) is a stable interface for progra
      "skipped": [{"apiVersion", "kind", "count", "file", "document", "reason"}],
      "explanations": {"ns/pod": {...}},   (only with --explain)
      "sections": {"<key>": <payload>},    (only when a hook module contributes one)
-     "checkpoints": [{...}]}              (only with --scenario)
+     "checkpoints": [{...}],              (only with --scenario)
+     "timeline": {"points": [{...}], "latency": {...}}}
 
 `status` is one of Bound, Unschedulable, Error, Waiting, Pending, Preempted, Terminating,
 Succeeded, Failed; `node` is null when unplaced; `message` carries the reason a pod is not
@@ -49,6 +51,21 @@ step order: `{"name", "step", "at", "pods", "bound", "pending", "terminating",
 (see `kubesched.simulate._scenario.Checkpoint`); the pods and summary are the state at the
 end of the run, after the last step.
 
+`timeline` is the run over virtual time (`kubesched.simulate._timeline`): `points` has one
+entry per virtual instant at which the counts changed, in time order, the state once that
+instant's changes were made: `{"at", "pods", "bound", "pending", "terminating",
+"succeeded", "failed", "nodes"}`, counted as a checkpoint counts. `latency` is the
+scheduling latency (created → bound) of every pod the run's scheduler bound, deleted ones
+included: `{"pods", "p50", "p90", "p99", "max"}` in seconds, nearest-rank percentiles, null
+when no pod was bound. Each pod's `createdAt`, `boundAt` and `finishedAt` are the virtual
+seconds at which it was created, bound and finished (null: not yet), and `latencySeconds`
+is `boundAt - createdAt` for a pod the scheduler bound (null for one that is not bound, or
+that was created already bound, spec.nodeName in its manifest). All are on the virtual
+clock, so a run's timeline is as deterministic as its placements.
+
+With `--summary`, the JSON is `{"summary", "reasons", "skipped"}` and, with a scenario,
+`checkpoints` with their counts only (no `placements` nor `pendingPods`).
+
 A pod that ran and finished (the pod lifecycle: `simulation.kubesched.io/duration`, see
 `kubesched.workloads`) is `Succeeded` or `Failed` on the node it ran on, with an empty
 message; the summary then counts `succeeded` and `failed` (both keys are left out when no
@@ -74,6 +91,7 @@ from kubesched.hookspecs import ReportSection
 from kubesched.scheduler import AttemptError, Explanation
 from kubesched.simulate._manifests import SkippedObject
 from kubesched.simulate._scenario import Checkpoint
+from kubesched.simulate._timeline import PodTimes, TimelinePoint, latency_summary
 
 __all__ = [
     "PLACED",
@@ -117,6 +135,13 @@ class PodResult:
     """Virtual seconds at which it was evicted."""
     error: AttemptError | None = None
     """Where the Error status of an `Error` pod's last attempt came from."""
+    times: PodTimes | None = None
+    """When it was created, bound and finished (None: not watched, so all null)."""
+
+    @property
+    def latency(self) -> float | None:
+        """Seconds from creation to binding by the scheduler (None: not bound by it)."""
+        return self.times.latency if self.times is not None else None
 
     def to_json_dict(self) -> dict[str, Any]:
         error = self.error
@@ -139,7 +164,22 @@ class PodResult:
                 "location": error.location,
                 "traceback": error.traceback,
             },
+            **_times_json(self.times),
         }
+
+
+def _times_json(times: PodTimes | None) -> dict[str, float | None]:
+    def seconds(value: float | None) -> float | None:
+        return None if value is None else round(value, 3)
+
+    if times is None:
+        return dict.fromkeys(("createdAt", "boundAt", "finishedAt", "latencySeconds"))
+    return {
+        "createdAt": seconds(times.created),
+        "boundAt": seconds(times.bound),
+        "finishedAt": seconds(times.finished),
+        "latencySeconds": seconds(times.latency),
+    }
 
 
 @dataclass(frozen=True)
@@ -177,6 +217,16 @@ class SimulationResult:
     """The manifest files read."""
     checkpoints: list[Checkpoint] | None = None
     """The state at each checkpoint of the scenario, in step order (None: no scenario)."""
+    timeline: list[TimelinePoint] = field(default_factory=list)
+    """The pod and node counts at each virtual instant they changed."""
+    latencies: list[float] = field(default_factory=list)
+    """The scheduling latency of every pod the run's scheduler bound, deleted ones
+    included, in seconds (sorted)."""
+
+    @property
+    def latency(self) -> dict[str, Any]:
+        """`{"pods", "p50", "p90", "p99", "max"}` of `latencies` (see latency_summary)."""
+        return latency_summary(self.latencies)
 
     def count(self, status: PodOutcome) -> int:
         return sum(1 for p in self.pods if p.status == status)
@@ -241,9 +291,17 @@ class SimulationResult:
     ) -> dict[str, Any]:
         """The JSON report. `only` keeps the pods of these statuses (the summary still
         counts every pod); `summary_only` gives `{"summary", "reasons", "skipped"}`, the
-        summary with `reasons()`, for runs too big to list."""
+        summary with `reasons()`, for runs too big to list (and the checkpoints' counts,
+        with a scenario)."""
         if summary_only:
-            return {"summary": self.summary, "reasons": self.reasons(), "skipped": self.skipped}
+            brief: dict[str, Any] = {
+                "summary": self.summary,
+                "reasons": self.reasons(),
+                "skipped": self.skipped,
+            }
+            if self.checkpoints is not None:
+                brief["checkpoints"] = [c.to_json_dict(placements=False) for c in self.checkpoints]
+            return brief
         pods = [p for p in self.pods if not only or p.status in only]
         data: dict[str, Any] = {
             "pods": [p.to_json_dict() for p in pods],
@@ -257,6 +315,10 @@ class SimulationResult:
             data["sections"] = {s.key: s.payload for s in self.sections}
         if self.checkpoints is not None:
             data["checkpoints"] = [c.to_json_dict() for c in self.checkpoints]
+        data["timeline"] = {
+            "points": [p.to_json_dict() for p in self.timeline],
+            "latency": self.latency,
+        }
         return data
 
 

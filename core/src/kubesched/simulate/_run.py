@@ -14,6 +14,7 @@ included) until that much virtual time has passed.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import difflib
 import os
 from collections.abc import Callable, Sequence
@@ -51,6 +52,7 @@ from kubesched.simulate._results import (
 from kubesched.simulate._scenario import Scenario, check_scenario, load_scenario
 from kubesched.simulate._scenario_runner import ScenarioRunner
 from kubesched.simulate._sections import collect_sections
+from kubesched.simulate._timeline import Timeline
 from kubesched.workloads import GarbageCollector, check_pod_lifecycles
 from kubesched.workloads import register as register_workloads
 
@@ -129,6 +131,8 @@ class Simulation:
         """More observers of the scheduling loop (a trace, say), after its report."""
         self.history = PodHistory(self.clock)
         """Pods the run saw, deleted ones included (for the preempted pods' results)."""
+        self.timeline = Timeline(self.clock)
+        """Pod and node counts over virtual time, and each pod's times."""
         self._finished: asyncio.Future[None] | None = None
 
     def run(self) -> SimulationResult:
@@ -169,6 +173,7 @@ class Simulation:
         self.scheduler = sched
         sched.report.explain.update(self.explain)
         self.history.watch(self.cluster)
+        self.timeline.watch(self.cluster)
         sched.start_watching()
         self.cluster.start_controllers()
         self._finished = loop.create_future()
@@ -267,6 +272,8 @@ class Simulation:
             seed=self.seed,
             attempts=sum(r.attempts for r in sched.report.records.values()),
             explanations={k: explained[k] for k in self.explain if k in explained},
+            timeline=list(self.timeline.points),
+            latencies=self.timeline.latencies(),
         )
 
     def _report_sections(self, result: SimulationResult) -> list[ReportSection]:
@@ -291,7 +298,7 @@ class Simulation:
             cause = preemption.describe() if preemption is not None else "being deleted"
             status, node, message = "Terminating", pod.spec.node_name or None, f"{cause}; {until}"
         attempts = record.attempts if record is not None else 0
-        return _pod_record(pod, status, node, message, attempts, preemption)
+        return self._pod_record(pod, status, node, message, attempts, preemption)
 
     def _pod_result(self, sched: Scheduler, pod: Pod, preemption: Preemption | None) -> PodResult:
         meta = pod.metadata
@@ -334,37 +341,39 @@ class Simulation:
                     message = cond.message if cond is not None else SCHEDULING_GATED_MESSAGE
             elif cond is not None and cond.reason == _SCHEDULER_ERROR:
                 error = record.error if record is not None else None
-                return _pod_record(pod, "Error", None, cond.message, attempts, error=error)
+                return self._pod_record(pod, "Error", None, cond.message, attempts, error=error)
             elif cond is not None and cond.status == "False":
                 status, message = "Unschedulable", cond.message
             else:
                 status, message = "Pending", "not attempted yet"
-        return _pod_record(pod, status, node, message, attempts)
+        return self._pod_record(pod, status, node, message, attempts)
 
-
-def _pod_record(
-    pod: Pod,
-    status: PodOutcome,
-    node: str | None,
-    message: str,
-    attempts: int,
-    preemption: Preemption | None = None,
-    *,
-    error: AttemptError | None = None,
-) -> PodResult:
-    return PodResult(
-        namespace=pod.metadata.namespace or "default",
-        name=pod.metadata.name,
-        scheduler_name=pod.spec.scheduler_name,
-        node=node,
-        status=status,
-        message=message,
-        attempts=attempts,
-        nominated_node=pod.status.nominated_node_name or None,
-        preempted_by=preemption.by if preemption is not None else None,
-        preempted_at=preemption.at if preemption is not None else None,
-        error=error,
-    )
+    def _pod_record(
+        self,
+        pod: Pod,
+        status: PodOutcome,
+        node: str | None,
+        message: str,
+        attempts: int,
+        preemption: Preemption | None = None,
+        *,
+        error: AttemptError | None = None,
+    ) -> PodResult:
+        times = self.timeline.times.get(pod.metadata.uid)
+        return PodResult(
+            namespace=pod.metadata.namespace or "default",
+            name=pod.metadata.name,
+            scheduler_name=pod.spec.scheduler_name,
+            node=node,
+            status=status,
+            message=message,
+            attempts=attempts,
+            nominated_node=pod.status.nominated_node_name or None,
+            preempted_by=preemption.by if preemption is not None else None,
+            preempted_at=preemption.at if preemption is not None else None,
+            error=error,
+            times=dataclasses.replace(times) if times is not None else None,
+        )
 
 
 def simulate(

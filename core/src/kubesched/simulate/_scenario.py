@@ -141,15 +141,13 @@ class Checkpoint:
     pending: list[str]
     counts: dict[str, int] = field(default_factory=dict)
 
-    def to_json_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "step": self.step,
-            "at": round(self.at, 3),
-            **self.counts,
-            "placements": self.placements,
-            "pendingPods": self.pending,
-        }
+    def to_json_dict(self, *, placements: bool = True) -> dict[str, Any]:
+        """The JSON form; without `placements` (`--summary`), only the counts."""
+        data = {"name": self.name, "step": self.step, "at": round(self.at, 3), **self.counts}
+        if placements:
+            data["placements"] = self.placements
+            data["pendingPods"] = self.pending
+        return data
 
 
 # -- loading ------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from kubesched.api import Pod, apply_merge_patch
 from kubesched.cluster import Cluster
 from kubesched.cluster.memory import AdmissionError
 from kubesched.simulate._scenario import Checkpoint, Scenario, Step, missing_object
+from kubesched.simulate._timeline import count_pods, pod_state
 
 __all__ = ["ScenarioRunner"]
 
@@ -168,31 +169,22 @@ class ScenarioRunner:
     def _checkpoint(self, step: Step) -> Checkpoint:
         cluster = self._cluster
         assert cluster is not None
+        pods = cluster.list("Pod")
         placements: dict[str, str] = {}
         pending: list[str] = []
-        counts = dict.fromkeys(
-            ("pods", "bound", "pending", "terminating", "succeeded", "failed"), 0
-        )
-        for pod in cluster.list("Pod"):
-            key = f"{pod.metadata.namespace or 'default'}/{pod.metadata.name}"
-            counts["pods"] += 1
-            if pod.is_terminal:
-                counts["succeeded" if pod.status.phase == "Succeeded" else "failed"] += 1
-            elif pod.spec.node_name:
-                placements[key] = pod.spec.node_name
-                counts["bound"] += 1
-                counts["terminating"] += pod.metadata.deletion_timestamp is not None
-            else:
-                pending.append(key)
-                counts["pending"] += 1
-        counts["nodes"] = len(cluster.list("Node"))
+        for pod in pods:
+            state = pod_state(pod)
+            if state == "bound":
+                placements[pod.key] = pod.spec.node_name
+            elif state == "pending":
+                pending.append(pod.key)
         return Checkpoint(
             name=step.value,
             step=step.index,
             at=step.at,
             placements=dict(sorted(placements.items())),
             pending=sorted(pending),
-            counts=counts,
+            counts=count_pods(pods, len(cluster.list("Node"))),
         )
 
 
