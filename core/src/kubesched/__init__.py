@@ -4,7 +4,8 @@ The package is built in layers, each importing only from the layers before it (a
 core/tests/package/test_layers.py, keeps it so):
 
     api, clock, features -> framework, cluster, hookspecs -> runtime, config, queue, cache,
-        cluster.memory, cluster.kube, workloads -> scheduler -> simulate, run, testing -> cli
+        cluster.memory, cluster.kube, workloads -> scheduler -> simulate, report, run,
+        testing -> cli
 
 - ``api``: the Kubernetes objects the scheduler reads, resource quantities, selectors.
 - ``clock``: wall and virtual time, and the asyncio loop simulations run on.
@@ -21,9 +22,9 @@ core/tests/package/test_layers.py, keeps it so):
   KubeSchedulerConfiguration, holds pods waiting to be scheduled, and keeps the scheduler's
   view of the cluster.
 - ``scheduler``: the scheduling loop, binding cycles and informer handlers.
-- ``simulate``, ``run``, ``testing``, ``cli``: the simulator, the real-cluster runner (leader
-  election, metrics), helpers and the conformance kit for plugin authors, and the
-  ``kubesched`` command.
+- ``simulate``, ``report``, ``run``, ``testing``, ``cli``: the simulator, its JSON and HTML
+  reports, the real-cluster runner (leader election, metrics), helpers and the conformance
+  kit for plugin authors, and the ``kubesched`` command.
 
 This module only re-exports the version and the errors kubesched raises on purpose.
 """

@@ -33,6 +33,8 @@ LAYERS = {
     "workloads": 2,
     "scheduler": 3,
     "simulate": 4,
+    "report": 4,
+    "compare": 4,
     "run": 4,
     "testing": 4,
     "cli": 5,

@@ -12,6 +12,7 @@ from kubesched.cli._config import config_group
 from kubesched.cli._conformance import conformance_command
 from kubesched.cli._new_plugin import new_plugin_command, update_plugin_command
 from kubesched.cli._plugins import plugins_command
+from kubesched.cli._report_html import schema_group
 from kubesched.cli._run import run_command
 from kubesched.cli._simulate import simulate_command
 
@@ -34,6 +35,7 @@ cli.add_command(conformance_command)
 cli.add_command(new_plugin_command)
 cli.add_command(update_plugin_command)
 cli.add_command(run_command)
+cli.add_command(schema_group)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -33,6 +33,8 @@ from kubesched.cli._report import (
     render_result,
     section_table,
 )
+from kubesched.cli._report_html import report_title, write_report
+from kubesched.report import AttemptLog, json_document
 from kubesched.simulate import SimulationResult, simulate
 from kubesched.simulate._results import POD_OUTCOMES
 
@@ -181,6 +183,16 @@ def _evicted(result: SimulationResult, key: str) -> str:
     "that create, delete, scale or patch objects, cordon, drain, delete, add or taint "
     "nodes, and checkpoints whose state goes into the report.",
 )
+@click.option(
+    "--report",
+    "report",
+    type=click.Path(dir_okay=False, writable=True),
+    metavar="FILE",
+    help="Also write an HTML report to FILE: one self-contained page (it opens offline) "
+    "with the summary, allocation per node and zone, the timeline, a searchable pod table "
+    "with every attempt of every pod plugin by plugin, and the plugin packages' sections. "
+    "Records every attempt, so the run is slower (same placements).",
+)
 @log_level_option
 @feature_gates_option
 def simulate_command(
@@ -196,6 +208,7 @@ def simulate_command(
     validate: Literal["strict", "warn", "ignore"],
     no_fast_path: bool,
     scenario: str | None,
+    report: str | None,
     log_level: str,
 ) -> None:
     """Load PATHS (manifest files or folders), schedule every pending pod on virtual time
@@ -206,6 +219,7 @@ def simulate_command(
             until_s = parse_duration(until)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--until") from exc
+    log = AttemptLog() if report is not None else None
     run = functools.partial(
         simulate,
         paths,
@@ -217,6 +231,7 @@ def simulate_command(
         warn=_warn,
         fast_path=False if no_fast_path else None,
         scenario=scenario,
+        observers=[log] if log is not None else [],
     )
     with cli_logging(log_level):
         if progress and output_console(stderr=True).is_terminal:
@@ -235,10 +250,12 @@ def simulate_command(
             f"[yellow]warning:[/] no objects to simulate in {escape(', '.join(paths))} ({read})",
             highlight=False,
         )
+    if report is not None and log is not None:
+        write_report(report, result, log, report_title(paths, config, seed))
     if output == "json":
         for notice in left_out_notices(result):
             err.print(escape(notice), highlight=False)
-        data = result.to_json_dict(only=only, summary_only=summary_only)
+        data = json_document(result, only=only, summary_only=summary_only)
         click.echo(json.dumps(data, indent=2))
         return
     console = output_console()

@@ -388,6 +388,7 @@ def simulate(
     warn: Warn | None = None,
     fast_path: bool | None = None,
     scenario: str | os.PathLike[str] | None = None,
+    observers: Sequence[SchedulerObserver] = (),
 ) -> SimulationResult:
     """Load manifests and a config, simulate, and return where every pod went.
 
@@ -397,7 +398,8 @@ def simulate(
     `fast_path` False keeps the per-node Filter/Score path (same placements, slower).
     `scenario` is a scenario file (`kubesched.simulate._scenario`): its steps run at their
     virtual times and its checkpoints go into `SimulationResult.checkpoints`; it is read
-    and checked against the manifests before the run."""
+    and checked against the manifests before the run. `observers` watch the scheduling
+    loop after its report (the HTML report's `AttemptLog` records every attempt so)."""
     pm = make_plugin_manager()
     register_workloads(pm)
     registry = PluginRegistry.discover()
@@ -423,6 +425,7 @@ def simulate(
         fast_path=fast_path,
         scenario=steps,
     )
+    sim.observers.extend(observers)
     result = sim.run()
     result.skipped = group_skipped(loaded.skipped)
     result.objects = len(loaded.objects)

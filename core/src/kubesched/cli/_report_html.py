@@ -1,0 +1,44 @@
+"""`kubesched simulate --report out.html` and `kubesched schema report`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+import click
+
+from kubesched.report import AttemptLog, html_document, render_html, schema_text
+from kubesched.simulate import SimulationResult
+
+__all__ = ["report_title", "schema_group", "write_report"]
+
+
+def report_title(paths: Sequence[str], config: str | None, seed: int) -> str:
+    """What the page says was simulated: `examples/basic --config c.yaml --seed 0`."""
+    words = [*paths]
+    if config is not None:
+        words += ["--config", config]
+    return " ".join([*words, "--seed", str(seed)])
+
+
+def write_report(path: str, result: SimulationResult, log: AttemptLog, title: str) -> None:
+    """Render the HTML report of a run recorded by `log` and write it to `path`."""
+    document = html_document(result, attempts=log.attempts, cluster=log.cluster, title=title)
+    page = render_html(document)
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(page)
+    except OSError as exc:
+        raise click.FileError(os.fspath(path), hint=exc.strerror or str(exc)) from exc
+
+
+@click.group("schema")
+def schema_group() -> None:
+    """Print the JSON Schema of kubesched's JSON documents."""
+
+
+@schema_group.command("report")
+def schema_report_command() -> None:
+    """The JSON Schema of the simulation report: `kubesched simulate -o json` and the data
+    of the HTML report (`--report`)."""
+    click.echo(schema_text(), nl=False)

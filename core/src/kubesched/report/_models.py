@@ -1,0 +1,310 @@
+"""The JSON report as pydantic models: what `kubesched simulate -o json` prints and what the
+HTML report embeds, described once so its JSON Schema is generated, not written by hand.
+
+The documents themselves are built by `SimulationResult.to_json_dict` (and, for the HTML
+report's extra keys, by this package); these models describe them field by field. They
+forbid unknown keys, so the published schema (`kubesched schema report`,
+`schema/simulation-report.schema.json`) fails on a key nobody documented, and a program can
+read a report back with `SimulationReport.model_validate_json`.
+
+`version` is REPORT_VERSION; it changes when a key is removed or changes meaning (new keys
+do not change it).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from kubesched.simulate import PodOutcome
+
+__all__ = [
+    "REPORT_VERSION",
+    "AttemptRecord",
+    "CheckpointRecord",
+    "ExplanationRecord",
+    "LatencyRecord",
+    "NodeAttempt",
+    "NodeExplanationRecord",
+    "NodeRecord",
+    "PodCounts",
+    "PodDetails",
+    "PodErrorRecord",
+    "PodRecord",
+    "ReasonRecord",
+    "SectionTable",
+    "SimulationReport",
+    "SkippedRecord",
+    "SummaryRecord",
+    "TimelinePointRecord",
+    "TimelineRecord",
+    "VolumeClaimRecord",
+]
+
+REPORT_VERSION: Final = 1
+"""The report format's version: the `version` key of every JSON report."""
+
+
+class _Model(BaseModel):
+    model_config: ClassVar[ConfigDict] = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid"
+    )
+
+
+class PodErrorRecord(_Model):
+    """Where the Error status of an `Error` pod's last attempt came from."""
+
+    plugin: str
+    exception: str
+    location: str
+    """`file:line` in the plugin's code the exception was raised at."""
+    traceback: str
+    """The formatted traceback (only for pods named by --explain, else "")."""
+
+
+class PodRecord(_Model):
+    """One pod: where it went, or why it is not there."""
+
+    namespace: str
+    name: str
+    scheduler_name: str
+    node: str | None
+    status: PodOutcome
+    message: str
+    """Why the pod is not bound (empty when bound)."""
+    attempts: int
+    nominated_node: str | None
+    preempted_by: str | None
+    """The preemptor's `namespace/name`, for a pod evicted by preemption."""
+    preempted_at: float | None
+    error: PodErrorRecord | None
+    created_at: float | None = None
+    """Virtual seconds at which the pod was created (null: never seen by the run)."""
+    bound_at: float | None = None
+    finished_at: float | None = None
+    latency_seconds: float | None = None
+    """Seconds from creation to binding by the scheduler (null: not bound by it)."""
+
+
+class NodeRecord(_Model):
+    """One node's allocatable and requested resources (CPU in millicores, others in base
+    units, `pods` the number of pods)."""
+
+    name: str
+    allocatable: dict[str, int]
+    requested: dict[str, int]
+    pods: int
+
+
+class SummaryRecord(_Model):
+    """How many pods ended in each status, and the run."""
+
+    pods: int
+    bound: int
+    unschedulable: int
+    error: int
+    waiting: int
+    pending: int
+    preempted: int
+    terminating: int
+    succeeded: int | None = None
+    """Only when some pod finished (the pod lifecycle)."""
+    failed: int | None = None
+    nodes: int
+    virtual_seconds: float
+    seed: int
+    attempts: int
+
+
+class ReasonRecord(_Model):
+    """How many pods are not bound with this status and message."""
+
+    status: PodOutcome
+    message: str
+    count: int
+
+
+class SkippedRecord(_Model):
+    """Objects left out because no installed package registers their kind."""
+
+    api_version: str
+    kind: str
+    count: int
+    file: str
+    document: int
+    reason: str
+
+
+class NodeExplanationRecord(_Model):
+    """One node in an explanation (`--explain`): each Filter plugin's verdict, each Score
+    plugin's scores."""
+
+    node: str
+    feasible: bool
+    excluded: str
+    nominated_pods: list[str]
+    filters: dict[str, str]
+    """Filter plugin → "ok", "skipped" or "<Code>: <reason>"."""
+    details: dict[str, list[str]]
+    raw_scores: dict[str, int]
+    normalized_scores: dict[str, int]
+    weighted_scores: dict[str, int]
+    total: int | None
+
+
+class ExplanationRecord(_Model):
+    """A pod's last attempt plugin by plugin (`--explain POD`)."""
+
+    pod: str
+    attempt: int
+    virtual_time: float
+    pre_filter: dict[str, str]
+    weights: dict[str, int]
+    nodes: list[NodeExplanationRecord]
+    outcome: str
+    notes: list[str]
+
+
+class PodCounts(_Model):
+    """Pods by state and the nodes, at one instant: `bound` pods on a node and running
+    (terminating ones included, as they still hold their node), `pending` pods without a
+    node, `nodes` the Nodes then in the cluster."""
+
+    at: float
+    """Virtual seconds."""
+    pods: int
+    bound: int
+    pending: int
+    terminating: int
+    succeeded: int
+    failed: int
+    nodes: int
+
+
+class CheckpointRecord(PodCounts):
+    """The cluster's state at a scenario's `checkpoint` step."""
+
+    name: str
+    step: int
+    placements: dict[str, str] | None = None
+    """Every bound pod's node (left out with --summary)."""
+    pending_pods: list[str] | None = None
+
+
+class TimelinePointRecord(PodCounts):
+    """The pod and node counts from virtual second `at` until the next point."""
+
+
+class LatencyRecord(_Model):
+    """Scheduling latency (created → bound) of the pods the scheduler bound, in seconds;
+    nearest-rank percentiles, null when no pod was bound."""
+
+    pods: int
+    p50: float | None
+    p90: float | None
+    p99: float | None
+    max: float | None
+
+
+class TimelineRecord(_Model):
+    points: list[TimelinePointRecord]
+    latency: LatencyRecord
+
+
+class NodeAttempt(_Model):
+    """One node in one attempt of the HTML report. Compact: a Filter plugin the attempt
+    ran that is not in `verdicts` passed the node ("ok"); keys with nothing to say are left
+    out."""
+
+    node: str
+    excluded: str = ""
+    """Why the cycle did not filter the node at all ("<Code>: <reason>")."""
+    verdicts: dict[str, str] = Field(default_factory=dict)
+    """Filter plugin → "skipped" or "<Code>: <reason>", for the plugins that did not pass
+    the node."""
+    details: dict[str, list[str]] = Field(default_factory=dict)
+    nominated_pods: list[str] = Field(default_factory=list)
+    scores: dict[str, list[int]] = Field(default_factory=dict)
+    """Score plugin → [raw, normalized, weighted], for a node the cycle scored."""
+    total: int | None = None
+
+
+class AttemptRecord(_Model):
+    """One scheduling attempt of a pod, plugin by plugin (what `--explain` shows)."""
+
+    attempt: int
+    at: float
+    """Virtual seconds at which the attempt began."""
+    profile: str
+    pre_filter: dict[str, str]
+    filter_plugins: list[str]
+    weights: dict[str, int]
+    nodes: list[NodeAttempt]
+    outcome: str
+    """How the scheduling cycle ended: `assumed on <node>` or `<Code>: <reason>`."""
+    result: str = ""
+    """What came of it after the cycle: `bound to <node>`, a binding failure, or the node
+    preemption nominated."""
+    notes: list[str] = Field(default_factory=list)
+
+
+class VolumeClaimRecord(_Model):
+    """A PersistentVolumeClaim a pod uses."""
+
+    name: str
+    phase: str | None = None
+    """The claim's phase when the run ended (null: no such claim in the cluster)."""
+    volume: str | None = None
+    """The PersistentVolume it is bound to."""
+
+
+class PodDetails(_Model):
+    """What the HTML report shows of a pod beyond its result."""
+
+    priority: int
+    requests: dict[str, int]
+    pod_group: str | None = None
+    """The gang it belongs to (the `scheduling.x-k8s.io/pod-group` label)."""
+    claims: list[VolumeClaimRecord] = Field(default_factory=list)
+    victims: list[str] = Field(default_factory=list)
+    """The pods its preemption evicted."""
+    labels: dict[str, str] = Field(default_factory=dict)
+
+
+class SectionTable(_Model):
+    """A report section as its table (`ReportSection`'s title, columns, rows, caption)."""
+
+    title: str
+    columns: list[str]
+    rows: list[list[str]]
+    caption: str
+
+
+class SimulationReport(_Model):
+    """A simulation's report: `kubesched simulate -o json` (the full form or, with
+    --summary, `summary`, `reasons`, `skipped`, `checkpoints`) and the data of the HTML
+    report (`--report`), which adds `attempts`, `details`, `zones`, `sectionTables` and `title`."""
+
+    version: Literal[1]
+    pods: list[PodRecord] | None = None
+    nodes: list[NodeRecord] | None = None
+    summary: SummaryRecord
+    reasons: list[ReasonRecord] | None = None
+    skipped: list[SkippedRecord]
+    explanations: dict[str, ExplanationRecord] | None = None
+    sections: dict[str, Any] | None = None
+    """Each hook module's section payload under its key (`kubesched_report_sections`)."""
+    checkpoints: list[CheckpointRecord] | None = None
+    timeline: TimelineRecord | None = None
+    attempts: dict[str, list[AttemptRecord]] | None = None
+    """HTML report: every attempt of every pod, by `namespace/name`."""
+    details: dict[str, PodDetails] | None = None
+    """HTML report: each pod's priority, requests, gang, claims and victims."""
+    zones: dict[str, str] | None = None
+    """HTML report: node → its `topology.kubernetes.io/zone` (nodes with the label)."""
+    section_tables: dict[str, SectionTable] | None = None
+    """HTML report: each section's table, by its key."""
+    title: str | None = None
+    """HTML report: what was simulated (the files, the config, the seed)."""

@@ -1,0 +1,149 @@
+// The report's only script: search the pod table and show a pod's attempts. It reads the
+// document in #report-data and builds elements with textContent (never innerHTML), so
+// names and messages from the cluster are shown as text.
+(function () {
+  "use strict";
+  const data = JSON.parse(document.getElementById("report-data").textContent);
+  const rows = Array.from(document.querySelectorAll("#pod-table tbody tr.pod"));
+  const search = document.getElementById("pod-search");
+  const status = document.getElementById("pod-status");
+  const count = document.getElementById("pod-count");
+  const detail = document.getElementById("pod-detail");
+  const pods = new Map((data.pods || []).map((p) => [p.namespace + "/" + p.name, p]));
+  const texts = rows.map((r) => r.textContent.toLowerCase());
+
+  function el(tag, text, cls) {
+    const e = document.createElement(tag);
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    if (cls) e.className = cls;
+    return e;
+  }
+
+  function filter() {
+    const words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
+    const want = status.value;
+    let shown = 0;
+    rows.forEach((row, i) => {
+      const ok = (!want || row.dataset.status === want) && words.every((w) => texts[i].includes(w));
+      row.hidden = !ok;
+      if (ok) shown += 1;
+    });
+    count.textContent = shown + " of " + rows.length + " pods";
+  }
+
+  function table(head, body) {
+    const t = el("table", null, "grid");
+    const tr = el("tr");
+    head.forEach((h) => tr.appendChild(el("th", h)));
+    t.appendChild(el("thead")).appendChild(tr);
+    const tb = t.appendChild(el("tbody"));
+    body.forEach((cells) => {
+      const r = tb.appendChild(el("tr"));
+      cells.forEach((c) => r.appendChild(c instanceof Node ? c : el("td", c)));
+    });
+    return t;
+  }
+
+  function facts(list) {
+    const dl = el("dl");
+    list.forEach(([k, v]) => {
+      if (v === undefined || v === null || v === "" || (Array.isArray(v) && !v.length)) return;
+      dl.appendChild(el("dt", k));
+      dl.appendChild(el("dd", Array.isArray(v) ? v.join(", ") : v));
+    });
+    return dl;
+  }
+
+  function filterTable(a) {
+    const plugins = a.filterPlugins;
+    const body = a.nodes.map((n) => {
+      const cells = [el("td", n.node)];
+      if (n.excluded) {
+        const td = el("td", "not filtered: " + n.excluded, "rejected");
+        td.colSpan = Math.max(1, plugins.length);
+        cells.push(td);
+        return cells;
+      }
+      plugins.forEach((p) => {
+        const v = (n.verdicts || {})[p];
+        const lines = [v || "ok"].concat(((n.details || {})[p] || []).map((d) => "· " + d));
+        cells.push(el("td", lines.join("\n"), !v ? "ok" : v === "skipped" ? "skipped" : "rejected"));
+      });
+      return cells;
+    });
+    return table(["Node"].concat(plugins), body);
+  }
+
+  function scoreTable(a) {
+    const scored = a.nodes.filter((n) => n.total !== undefined && n.total !== null);
+    if (!scored.length) return null;
+    scored.sort((x, y) => y.total - x.total);
+    const plugins = Object.keys(scored[0].scores || {});
+    const head = ["Node"].concat(plugins.map((p) => p + " ×" + (a.weights[p] ?? 1)), ["Total"]);
+    const best = scored[0].total;
+    const body = scored.map((n) => {
+      const cells = [el("td", n.node)];
+      plugins.forEach((p) => {
+        const s = (n.scores || {})[p] || [0, 0, 0];
+        cells.push(el("td", s[0] + " → " + s[1] + " = " + s[2], "num"));
+      });
+      cells.push(el("td", n.total, n.total === best ? "num best" : "num"));
+      return cells;
+    });
+    return table(head, body);
+  }
+
+  function attempt(a, open) {
+    const d = el("details", null, "attempt");
+    d.open = open;
+    const result = a.result ? " → " + a.result : "";
+    d.appendChild(el("summary", "Attempt " + a.attempt + " at " + a.at + "s (" + a.profile + "): " + a.outcome + result));
+    const pre = Object.entries(a.preFilter || {}).map(([k, v]) => k + ": " + v);
+    d.appendChild(facts([["PreFilter", pre], ["Notes", a.notes || []]]));
+    d.appendChild(el("h4", "Filter (each plugin's verdict per node)"));
+    d.appendChild(filterTable(a));
+    const scores = scoreTable(a);
+    d.appendChild(el("h4", scores ? "Score (raw → normalized = weighted)" : "Score: no node was scored"));
+    if (scores) d.appendChild(scores);
+    return d;
+  }
+
+  function show(row) {
+    rows.forEach((r) => r.classList.toggle("selected", r === row));
+    const key = row.dataset.key;
+    const p = pods.get(key) || {};
+    const more = (data.details || {})[key] || {};
+    const attempts = (data.attempts || {})[key] || [];
+    detail.replaceChildren();
+    detail.appendChild(el("h3", key));
+    const claims = (more.claims || []).map((c) => c.name + (c.phase ? " (" + c.phase + (c.volume ? ", " + c.volume : "") + ")" : " (not found)"));
+    const labels = Object.entries(more.labels || {}).map(([k, v]) => k + "=" + v);
+    detail.appendChild(facts([
+      ["Status", p.status], ["Node", p.node], ["Message", p.message],
+      ["Scheduler", p.schedulerName], ["Priority", more.priority],
+      ["Requests", Object.entries(more.requests || {}).map(([k, v]) => k + "=" + v + (k === "cpu" ? "m" : ""))],
+      ["Nominated node", p.nominatedNode], ["Preempted by", p.preemptedBy],
+      ["Preemption victims", more.victims || []], ["Gang (PodGroup)", more.podGroup],
+      ["Volume claims", claims], ["Created / bound at", p.createdAt === null || p.createdAt === undefined ? null : p.createdAt + "s / " + (p.boundAt === null ? "-" : p.boundAt + "s")],
+      ["Error", p.error ? (p.error.plugin + ": " + p.error.exception + " " + p.error.location).trim() : null],
+      ["Labels", labels],
+    ]));
+    if (!attempts.length) detail.appendChild(el("p", "No scheduling attempt.", "hint"));
+    attempts.forEach((a, i) => detail.appendChild(attempt(a, i === attempts.length - 1)));
+    detail.hidden = false;
+    detail.scrollIntoView({ block: "nearest" });
+  }
+
+  rows.forEach((row) => {
+    row.addEventListener("click", () => show(row));
+    row.addEventListener("keydown", (e) => { if (e.key === "Enter") show(row); });
+  });
+  search.addEventListener("input", filter);
+  status.addEventListener("change", filter);
+  const wanted = decodeURIComponent(location.hash.slice(1));
+  filter();
+  if (wanted.startsWith("pod=")) {
+    const row = rows.find((r) => r.dataset.key === wanted.slice(4));
+    if (row) show(row);
+  }
+})();
