@@ -36,7 +36,7 @@ from allocator_builders import (
     slice_with_one_device,
 )
 
-from kubesched_dra.api import ResourceClaim, ResourceSlice
+from kubesched_dra.api import DeviceClass, ResourceClaim, ResourceSlice
 from kubesched_dra.cel import CELCache, CompilationResult
 from kubesched_dra.structured import (
     AllocationError,
@@ -233,3 +233,18 @@ def test_selectors_are_evaluated_once_per_device_across_nodes_and_allocators(
             assert allocator.allocate(n, claims) is not None
     # One device was enough each time: the class's and the request's selector, once each.
     assert sorted(calls) == sorted([f'device.driver == "{DRIVER_A}"', "true"])
+
+
+def test_a_changed_class_is_not_answered_from_the_previous_selectors() -> None:
+    slices = [slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)]
+    cel = CELCache()
+    claims = [claim_with_request(CLAIM0, REQ0, CLASS_A)]
+    assert _allocator(slices, cel=cel).allocate(N1, claims) is not None
+    narrowed = DeviceClass.model_validate(
+        {
+            "metadata": {"name": CLASS_A},
+            "spec": {"selectors": [selector(f'device.driver == "{DRIVER_A}"'), selector("false")]},
+        }
+    )
+    allocator = Allocator(AllocatorFeatures(), set(), {CLASS_A: narrowed}, slices, cel)
+    assert allocator.allocate(N1, claims) is None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import weakref
 from collections import OrderedDict
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 from kubesched_dra.api import Device
@@ -25,6 +26,7 @@ __all__ = ["CELCache"]
 class _DeviceRecord:
     device: CELDevice
     results: dict[str, bool | CELRuntimeError] = field(default_factory=dict)
+    memo: dict[Hashable, bool] = field(default_factory=dict)
 
 
 class CELCache:
@@ -71,6 +73,12 @@ class CELCache:
     def cel_device(self, driver: str, device: Device) -> CELDevice:
         """`device` (of a slice of `driver`) as selectors see it, converted once."""
         return self._record(driver, device).device
+
+    def memo(self, driver: str, device: Device) -> dict[Hashable, bool]:
+        """A dict for what callers derive from this device's selector results (the
+        allocator keeps "matches all selectors of class X and request Y" in it); it lives
+        as long as the device object, like the results."""
+        return self._record(driver, device).memo
 
     def device_matches(self, compiled: CompilationResult, driver: str, device: Device) -> bool:
         """Whether `compiled` (which must have compiled) is true for `device`; raises

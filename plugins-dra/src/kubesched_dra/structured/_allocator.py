@@ -46,6 +46,8 @@ _UNSUPPORTED = ("partitionable_devices", "consumable_capacity", "device_binding_
 
 # (claim index, request index, subrequest index): one request or subrequest.
 _RequestKey = tuple[int, int, int]
+# The expressions of a request's class selectors and of its own: what decides selectability.
+_SelectorKey = tuple[tuple[str, ...], tuple[str, ...]]
 
 
 class _MaxSizeExceeded(Exception):
@@ -72,6 +74,7 @@ class _RequestData:
     selected_sub_request: int = 0
     # For allocationMode All: the devices, found before the search.
     all_devices: list[_Candidate] = field(default_factory=list)
+    selector_key: _SelectorKey = ((), ())
 
     @property
     def request_name(self) -> str:
@@ -131,7 +134,6 @@ class _Allocation:
         self.pools: list[Pool] = []
         self.request_data: dict[_RequestKey, _RequestData] = {}
         self.constraints: list[list[MatchAttributeConstraint]] = []
-        self.device_matches: dict[tuple[DeviceID, _RequestKey], bool] = {}
         # Device -> indexes of the claims it is being allocated for in this attempt.
         self.allocating: dict[DeviceID, set[int]] = {}
         self.result: list[list[DeviceResult]] = [[] for _ in claims]
@@ -235,6 +237,10 @@ class _Allocation:
                 f'deviceclass.resource.k8s.io "{request.device_class_name}" not found'
             )
         data.device_class = device_class
+        data.selector_key = (
+            tuple(s.cel.expression for s in device_class.spec.selectors if s.cel is not None),
+            tuple(s.cel.expression for s in request.selectors if s.cel is not None),
+        )
         if request.allocation_mode == ALLOCATION_MODE_EXACT_COUNT:
             data.num_devices = request.count
         elif request.allocation_mode == ALLOCATION_MODE_ALL:
@@ -369,38 +375,30 @@ class _Allocation:
     def _is_selectable(
         self, key: _RequestKey, data: _RequestData, slice_: ResourceSlice, device: Device
     ) -> bool:
-        """Whether `device` satisfies the class's and the request's selectors (cached per
-        device and request for this call; CEL results also across calls)."""
+        """Whether `device` satisfies the class's and the request's selectors. Kept with the
+        device in the CEL cache by class and request selectors, so every allocator sharing
+        the cache (one per pod) asks CEL once per device and request shape."""
         if not self.features.device_binding_and_status and device.binding_conditions:
             return False
-        device_id = DeviceID(slice_.spec.driver, slice_.spec.pool.name, device.name)
-        match_key = (device_id, key)
-        cached = self.device_matches.get(match_key)
+        memo = self.owner.cel.memo(slice_.spec.driver, device)
+        cached = memo.get(data.selector_key)
         if cached is not None:
             return cached
         matches = True
         if data.device_class is not None:
             matches = self._selectors_match(
-                key,
-                slice_.spec.driver,
-                device,
-                device_id,
-                data.device_class,
-                data.device_class.spec.selectors,
+                key, slice_, device, data.device_class, data.device_class.spec.selectors
             )
         if matches:
-            matches = self._selectors_match(
-                key, slice_.spec.driver, device, device_id, None, data.request.selectors
-            )
-        self.device_matches[match_key] = matches
+            matches = self._selectors_match(key, slice_, device, None, data.request.selectors)
+        memo[data.selector_key] = matches
         return matches
 
     def _selectors_match(
         self,
         key: _RequestKey,
-        driver: str,
+        slice_: ResourceSlice,
         device: Device,
-        device_id: DeviceID,
         device_class: DeviceClass | None,
         selectors: Sequence[DeviceSelector],
     ) -> bool:
@@ -408,24 +406,27 @@ class _Allocation:
         for i, selector in enumerate(selectors):
             assert selector.cel is not None  # checked by _validate
             compiled = cel.get_or_compile(selector.cel.expression)
-            owner = (
-                f"class {device_class.name}"
-                if device_class is not None
-                else f"claim {kobj(self.claims[key[0]].metadata)}"
-            )
             if compiled.error is not None:
                 raise AllocationError(
-                    f"{owner}: selector #{i}: CEL compile error: {compiled.error}"
+                    f"{self._selector_owner(key, device_class)}: selector #{i}: "
+                    f"CEL compile error: {compiled.error}"
                 )
             try:
-                matches = cel.device_matches(compiled, driver, device)
+                matches = cel.device_matches(compiled, slice_.spec.driver, device)
             except CELRuntimeError as error:
+                device_id = DeviceID(slice_.spec.driver, slice_.spec.pool.name, device.name)
                 raise AllocationError(
-                    f"{owner}: selector #{i} on device {device_id}: CEL runtime error: {error}"
+                    f"{self._selector_owner(key, device_class)}: selector #{i} on device "
+                    f"{device_id}: CEL runtime error: {error}"
                 ) from None
             if not matches:
                 return False
         return True
+
+    def _selector_owner(self, key: _RequestKey, device_class: DeviceClass | None) -> str:
+        if device_class is not None:
+            return f"class {device_class.name}"
+        return f"claim {kobj(self.claims[key[0]].metadata)}"
 
     def _allocate_device(
         self, key: _RequestKey, candidate: _Candidate, must: bool
