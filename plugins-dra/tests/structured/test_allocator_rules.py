@@ -248,3 +248,16 @@ def test_a_changed_class_is_not_answered_from_the_previous_selectors() -> None:
     )
     allocator = Allocator(AllocatorFeatures(), set(), {CLASS_A: narrowed}, slices, cel)
     assert allocator.allocate(N1, claims) is None
+
+
+def test_an_index_of_the_slices_serves_like_the_slices() -> None:
+    slices = [
+        slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A),
+        slice_with_one_device(SLICE2, ALL_NODES, POOL2, DRIVER_A),
+    ]
+    classes = {CLASS_A: device_class(CLASS_A, DRIVER_A)}
+    claims = [claim(CLAIM0, request(REQ0, CLASS_A, 2))]
+    by_list = Allocator(AllocatorFeatures(), set(), classes, slices, CELCache())
+    by_index = Allocator(AllocatorFeatures(), set(), classes, SliceIndex(slices), CELCache())
+    assert by_list.allocate(N1, claims) == by_index.allocate(N1, claims)
+    assert by_index.allocate(node(NODE2, REGION2), claims) is None

@@ -15,6 +15,7 @@ from kubesched_dra.structured._types import (
     DeviceID,
     NodeAllocationError,
     allocated_devices,
+    kobj,
 )
 
 __all__ = [
@@ -28,5 +29,6 @@ __all__ = [
     "Pool",
     "SliceIndex",
     "allocated_devices",
+    "kobj",
     "node_matches",
 ]

@@ -88,15 +88,16 @@ class Allocator:
     given once; :meth:`allocate` may be called for many nodes.
 
     `allocated` are the devices other claims hold (their status, plus allocations in
-    flight); `cel` compiles selectors once and keeps each selector's result per device,
-    across allocators that share it."""
+    flight); `slices` all ResourceSlices, or a :class:`SliceIndex` of them kept while
+    they do not change (building one reads every slice); `cel` compiles selectors once
+    and keeps each selector's result per device, across allocators that share it."""
 
     def __init__(
         self,
         features: AllocatorFeatures,
         allocated: AllocatedDevices,
         classes: Mapping[str, DeviceClass],
-        slices: Sequence[ResourceSlice],
+        slices: Sequence[ResourceSlice] | SliceIndex,
         cel: CELCache,
     ) -> None:
         unsupported = [name for name in _UNSUPPORTED if getattr(features, name)]
@@ -109,7 +110,7 @@ class Allocator:
         self.allocated = allocated
         self.classes = classes
         self.cel = cel
-        self._slices = SliceIndex(slices)
+        self._slices = slices if isinstance(slices, SliceIndex) else SliceIndex(slices)
 
     def allocate(
         self, node: Node, claims: Sequence[ResourceClaim]

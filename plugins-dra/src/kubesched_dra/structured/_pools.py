@@ -6,7 +6,7 @@ pools_stable.go (GatherPools, addSlice, poolIsInvalid, nodeMatches).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kubesched.api import Node
@@ -70,31 +70,38 @@ class SliceIndex:
     """The slices by how they pick nodes, so gathering a node's pools reads only the
     slices of that node, those for all nodes and those with a node selector.
 
-    Slices with `perDeviceNodeSelection` (partitionable devices, off in v1.34) and
-    slices naming no node at all (a future field) are left out, as upstream does."""
+    Building one reads every slice, so a caller allocating for many pods keeps one and
+    builds a new one when the slices change. Slices with `perDeviceNodeSelection`
+    (partitionable devices, off in v1.34) and slices naming no node at all (a future
+    field) are left out, as upstream does."""
 
-    def __init__(self, slices: Sequence[ResourceSlice]) -> None:
-        self._order = {id(s): i for i, s in enumerate(slices)}
-        self._by_node: dict[str, list[ResourceSlice]] = {}
-        self._shared: list[ResourceSlice] = []
-        for slice_ in slices:
+    __slots__ = ("_by_node", "_shared")
+
+    def __init__(self, slices: Iterable[ResourceSlice]) -> None:
+        # (position in `slices`, slice): positions keep the given order when merging.
+        self._by_node: dict[str, list[tuple[int, ResourceSlice]]] = {}
+        self._shared: list[tuple[int, ResourceSlice]] = []
+        by_node = self._by_node
+        for position, slice_ in enumerate(slices):
             spec = slice_.spec
             if spec.per_device_node_selection is not None:
                 continue
             if spec.node_name:
-                self._by_node.setdefault(spec.node_name, []).append(slice_)
+                entries = by_node.get(spec.node_name)
+                if entries is None:
+                    by_node[spec.node_name] = [(position, slice_)]
+                else:
+                    entries.append((position, slice_))
             elif spec.all_nodes or spec.node_selector is not None:
-                self._shared.append(slice_)
+                self._shared.append((position, slice_))
 
     def slices_for(self, node: Node) -> list[ResourceSlice]:
         """The slices available on `node`, in the order they were given."""
         own = self._by_node.get(node.name, [])
-        if not self._shared:
-            return own
-        shared = [s for s in self._shared if node_matches(node, s)]
-        if not shared:
-            return own
-        return sorted(own + shared, key=lambda s: self._order[id(s)])
+        shared = [entry for entry in self._shared if node_matches(node, entry[1])]
+        if shared:
+            own = sorted(own + shared, key=lambda entry: entry[0])
+        return [slice_ for _, slice_ in own]
 
     def gather_pools(self, node: Node) -> list[Pool]:
         """upstream GatherPools: the pools of `node`'s slices, in the order each pool's
