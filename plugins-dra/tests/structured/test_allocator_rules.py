@@ -4,6 +4,7 @@ devices other claims hold, and CEL evaluated once per (expression, device)."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pytest
@@ -33,6 +34,7 @@ from allocator_builders import (
     resource_pool,
     selector,
     slice_with_devices,
+    slice_with_multiple_devices,
     slice_with_one_device,
 )
 
@@ -261,3 +263,17 @@ def test_an_index_of_the_slices_serves_like_the_slices() -> None:
     by_index = Allocator(AllocatorFeatures(), set(), classes, SliceIndex(slices), CELCache())
     assert by_list.allocate(N1, claims) == by_index.allocate(N1, claims)
     assert by_index.allocate(node(NODE2, REGION2), claims) is None
+
+
+def test_many_claims_of_many_devices_do_not_exhaust_the_recursion_limit() -> None:
+    # 20 claims x 32 devices: deeper than Python's default limit of 1000 frames.
+    slices = [slice_with_multiple_devices(SLICE1, NODE1, POOL1, DRIVER_A, 32 * 20)]
+    claims = [claim(f"claim-{i}", request(REQ0, CLASS_A, 32)) for i in range(20)]
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)
+    try:
+        result = _allocator(slices).allocate(N1, claims)
+    finally:
+        sys.setrecursionlimit(previous)
+    assert result is not None
+    assert len(set(_devices(result))) == 32 * 20

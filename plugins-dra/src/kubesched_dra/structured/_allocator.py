@@ -11,6 +11,7 @@ upstream's.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -42,6 +43,7 @@ from kubesched_dra.structured._types import (
 
 __all__ = ["Allocator"]
 
+_CALLER_FRAMES = 1000
 _UNSUPPORTED = ("partitionable_devices", "consumable_capacity", "device_binding_and_status")
 
 # (claim index, request index, subrequest index): one request or subrequest.
@@ -143,6 +145,7 @@ class _Allocation:
         self.pools = self.owner._slices.gather_pools(self.node)
         for claim_index, claim in enumerate(self.claims):
             self._prepare_claim(claim_index, claim)
+        _ensure_recursion_depth(self.claims)
         try:
             done = self._allocate_one(0, 0, 0, 0, False)
         except _MaxSizeExceeded:
@@ -487,6 +490,20 @@ class _Allocation:
             del results[previous:]
 
         return undo
+
+
+def _ensure_recursion_depth(claims: Sequence[ResourceClaim]) -> None:
+    """Let the search recurse as deep as these claims can make it: two frames per device
+    (at most 32 per claim), two per request or subrequest and claim. A pod with many
+    claims of many devices would pass Python's default limit of 1000."""
+    depth = sum(
+        2 * ALLOCATION_RESULTS_MAX_SIZE + 2 * len(claim.spec.devices.requests) + 2
+        for claim in claims
+    )
+    # Room for the caller's own frames (the scheduler's, pytest's).
+    needed = depth + _CALLER_FRAMES
+    if sys.getrecursionlimit() < needed:
+        sys.setrecursionlimit(needed)
 
 
 def _taint_prevents_allocation(device: Device, request: RequestAccessor) -> bool:
