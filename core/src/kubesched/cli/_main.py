@@ -15,6 +15,7 @@ from kubesched.cli._plugins import plugins_command
 from kubesched.cli._report_html import schema_group
 from kubesched.cli._run import run_command
 from kubesched.cli._simulate import simulate_command
+from kubesched.cli._snapshot import snapshot_command
 
 __all__ = ["EXIT_BAD_INPUT", "cli", "main"]
 
@@ -29,6 +30,7 @@ def cli() -> None:
 
 
 cli.add_command(simulate_command)
+cli.add_command(snapshot_command)
 cli.add_command(plugins_command)
 cli.add_command(config_group)
 cli.add_command(conformance_command)

@@ -23,11 +23,13 @@ from kubesched.cluster.kube._informer import (
     InformerSettings,
 )
 from kubesched.cluster.kube._lease import KubeLeaseLock, LeaderElectionRecord
+from kubesched.cluster.kube._listing import LIST_PAGE_SIZE, list_raw
 from kubesched.cluster.kube._resources import DecodeError, collection_path, decode, object_path
 from kubesched.cluster.kube._transport import ApiError, RateLimiter, Transport
 
 __all__ = [
     "EVENTS_API_VERSION",
+    "LIST_PAGE_SIZE",
     "POD_FIELD_SELECTOR",
     "ApiError",
     "Backoff",
@@ -44,6 +46,7 @@ __all__ = [
     "decode",
     "event_body",
     "legacy_event_body",
+    "list_raw",
     "merge_patch",
     "object_path",
     "pod_status_patch",
