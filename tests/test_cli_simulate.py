@@ -31,6 +31,10 @@ POD_KEYS = {
     "preemptedBy",
     "preemptedAt",
     "error",
+    "createdAt",
+    "boundAt",
+    "finishedAt",
+    "latencySeconds",
 }
 NODE_KEYS = {"name", "allocatable", "requested", "pods"}
 SUMMARY_KEYS = {
@@ -76,7 +80,8 @@ def _json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
 def test_json_follows_the_documented_schema(capsys: pytest.CaptureFixture[str]) -> None:
     data = _json(capsys, str(BASIC))
 
-    assert set(data) == {"pods", "nodes", "summary", "skipped"}
+    assert set(data) == {"version", "pods", "nodes", "summary", "skipped", "timeline"}
+    assert data["version"] == 1
     assert data["pods"], "the example has pods"
     for pod in data["pods"]:
         assert set(pod) == POD_KEYS
