@@ -197,7 +197,7 @@ def test_summary_only_prints_the_summary_and_reasons(
     ]
 
     data = json.loads(run(capsys, monkeypatch, None, "simulate", basic, "-o", "json", "--summary"))
-    assert set(data) == {"summary", "reasons", "skipped"}
+    assert set(data) == {"version", "summary", "reasons", "skipped"}
     assert data["summary"]["pods"] == 7
     assert [(r["status"], r["count"]) for r in data["reasons"]] == [
         ("Unschedulable", 1),
