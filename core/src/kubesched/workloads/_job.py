@@ -11,6 +11,14 @@ BackoffLimitExceeded; its active pods are deleted); a pod deleted before it fini
 a failure, new pods wait out the pod failure backoff: 10 s doubled per failure, at most 6
 minutes.
 
+`spec.suspend` (upstream manageJob, syncJob): a suspended Job deletes its active pods (not
+counted as failed) and makes none; its `Suspended` condition is True (`JobSuspended`, `Job
+suspended`), and turns False (`JobResumed`, `Job resumed`) when it is resumed, which
+restarts its startTime. `spec.activeDeadlineSeconds` (pastActiveDeadline): once a Job not
+suspended has been active that long since its startTime, its active pods are deleted and it
+fails (`DeadlineExceeded`, `Job was active longer than specified deadline`); the backoff
+limit is looked at first.
+
 Pods finish through the pod lifecycle (`kubesched.workloads.PodLifecycle`): a Job's pods run
 for the duration in their template's `simulation.kubesched.io/duration` annotation or, when
 the template has none, in the Job's own; a Job whose pods have neither never completes.
@@ -65,14 +73,19 @@ class JobController(Reconciler):
         """Job uid -> (failed pods seen, loop time the last new failure was seen)."""
         self._lost: dict[str, int] = {}
         """Job uid -> its pods deleted before they finished (preempted, evicted ...)."""
+        self._released: set[str] = set()
+        """Uids of pods a suspended Job deleted: their deletion is no failure."""
 
     def _on_pod(self, ev: WatchEvent) -> None:
         # upstream (pod tracking with finalizers): a pod deleted before it finished counts
-        # as failed, and so toward the backoff limit
+        # as failed, and so toward the backoff limit; one deleted for a suspension does not
+        # (deleteJobPods removes its tracking finalizer first)
         pod: Pod = ev.obj
         if ev.type == "DELETED" and not pod.is_terminal:
             ref = controller_of(pod)
-            if ref is not None and ref.kind == self.kind:
+            if pod.metadata.uid in self._released:
+                self._released.discard(pod.metadata.uid)
+            elif ref is not None and ref.kind == self.kind:
                 self._lost[ref.uid] = self._lost.get(ref.uid, 0) + 1
         super()._on_pod(ev)
 
@@ -88,14 +101,19 @@ class JobController(Reconciler):
         status = job.status.model_copy(
             update={"active": len(active), "succeeded": len(succeeded), "failed": failed}
         )
-        if status.start_time is None:
-            status.start_time = self._now()
         spec = job.spec
+        # upstream syncJob: the first start, only when not suspended
+        if status.start_time is None and not spec.suspend:
+            status.start_time = self._now()
+        failure = None
         if failed > spec.backoff_limit:
+            failure = ("BackoffLimitExceeded", "Job has reached the specified backoff limit")
+        elif self._past_deadline(job, status):
+            failure = ("DeadlineExceeded", "Job was active longer than specified deadline")
+        if failure is not None:
             for pod in active:
                 await self.delete_pod(pod)
-            message = "Job has reached the specified backoff limit"
-            status = self._finish(status, "Failed", "BackoffLimitExceeded", message)
+            status = self._finish(status, "Failed", *failure)
             await self.write_status(job, status.model_copy(update={"active": 0}))
             return
         indexed = spec.completion_mode == "Indexed"
@@ -110,10 +128,61 @@ class JobController(Reconciler):
             status.completion_time = status.conditions[-1].last_transition_time
             await self.write_status(job, status)
             return
-        wanted = self._wanted(job, len(succeeded), len(active))
-        if wanted > len(active) and not spec.suspend and not self._backing_off(job, failed):
-            await self._create(job, wanted - len(active), active, done_indexes)
+        if spec.suspend:
+            # upstream manageJob: a suspended Job deletes all its active pods
+            for pod in active:
+                self._released.add(pod.metadata.uid)
+                await self.delete_pod(pod)
+            status.active = 0
+        else:
+            wanted = self._wanted(job, len(succeeded), len(active))
+            if wanted > len(active) and not self._backing_off(job, failed):
+                await self._create(job, wanted - len(active), active, done_indexes)
+        status = self._suspended_condition(job, status)
         await self.write_status(job, status)
+
+    def _past_deadline(self, job: Job, status: JobStatus) -> bool:
+        """upstream pastActiveDeadline; when the deadline is still ahead, the Job is synced
+        again when it passes."""
+        deadline = job.spec.active_deadline_seconds
+        now = self._now()
+        if deadline is None or status.start_time is None or job.spec.suspend or now is None:
+            return False
+        remaining = deadline - (now - status.start_time).total_seconds()
+        if remaining <= 0:
+            return True
+        self.enqueue_after(job, remaining)
+        return False
+
+    def _suspended_condition(self, job: Job, status: JobStatus) -> JobStatus:
+        """upstream syncJob's ensureJobConditionStatus for JobSuspended: True while
+        suspended; False once resumed (no condition when it never was suspended), and a
+        resumed Job starts again (startTime reset, so its deadline counts from now)."""
+        if job.spec.suspend:
+            wanted = ("True", "JobSuspended", "Job suspended")
+        else:
+            wanted = ("False", "JobResumed", "Job resumed")
+        current = next((c for c in status.conditions if c.type == "Suspended"), None)
+        if current is None and not job.spec.suspend:
+            return status
+        if current is not None and (current.status, current.reason, current.message) == wanted:
+            return status
+        now = self._now()
+        condition = JobCondition(
+            type="Suspended",
+            status=wanted[0],
+            reason=wanted[1],
+            message=wanted[2],
+            last_transition_time=now,
+        )
+        if current is None:
+            conditions = [*status.conditions, condition]
+        else:  # replaced where it was, as upstream overwrites the condition
+            conditions = [condition if c is current else c for c in status.conditions]
+        update: dict[str, Any] = {"conditions": conditions}
+        if not job.spec.suspend:
+            update["start_time"] = now
+        return status.model_copy(update=update)
 
     def _wanted(self, job: Job, succeeded: int, active: int) -> int:
         """upstream manageJob's wantActive."""

@@ -194,6 +194,7 @@ class JobSpec(K8sModel):
     backoff_limit: int = Field(default=6, ge=0)
     completion_mode: Literal["NonIndexed", "Indexed"] = "NonIndexed"
     suspend: bool = False
+    active_deadline_seconds: int | None = Field(default=None, ge=0)
     manual_selector: bool | None = None
     selector: LabelSelector | None = None
     template: PodTemplateSpec = Field(default_factory=PodTemplateSpec)

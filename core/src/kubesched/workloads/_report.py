@@ -101,7 +101,7 @@ def _message(obj: Workload, pods: list[Pod], failures: list[KubeEvent]) -> str:
         return failures[-1].message
     if isinstance(obj, Job):
         for condition in obj.status.conditions:
-            if condition.status == "True" and condition.type in ("Complete", "Failed"):
+            if condition.status == "True" and condition.type in ("Complete", "Failed", "Suspended"):
                 return f"{condition.type}: {condition.message}"
     if isinstance(obj, StatefulSet) and obj.spec.pod_management_policy == "OrderedReady":
         names = {p.metadata.name: p for p in pods if is_active(p)}
