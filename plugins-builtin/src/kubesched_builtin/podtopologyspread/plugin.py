@@ -34,11 +34,13 @@ from kubesched.framework import (
     QueueingHint,
     RowMask,
     Rows,
+    RowScores,
     ScorePlugin,
     Status,
 )
 from kubesched_builtin.helper.state import read_state
 from kubesched_builtin.names import POD_TOPOLOGY_SPREAD
+from kubesched_builtin.podtopologyspread import scoring_columns
 from kubesched_builtin.podtopologyspread.args import SYSTEM_DEFAULTING, PodTopologySpreadArgs
 from kubesched_builtin.podtopologyspread.columns import MatchCounts, pre_filter_counts
 from kubesched_builtin.podtopologyspread.common import (
@@ -107,6 +109,10 @@ class PodTopologySpread(
             if self.system_defaulted
             else tuple(c.as_constraint() for c in args.default_constraints)
         )
+        # parsed once per action when no default reads the pod's labels (matchLabelKeys)
+        self._parsed_defaults: dict[Action, list[SpreadConstraint]] | None = (
+            None if any(c.match_label_keys for c in self.default_constraints) else {}
+        )
 
     # -- constraints -----------------------------------------------------------------------
     def constraints_for(self, pod: Pod, action: Action) -> list[SpreadConstraint]:
@@ -117,7 +123,7 @@ class PodTopologySpread(
             return parse_constraints(
                 pod.spec.topology_spread_constraints, pod.metadata.labels, action
             )
-        constraints = parse_constraints(self.default_constraints, pod.metadata.labels, action)
+        constraints = self._default_constraints(pod, action)
         if not constraints:
             return []
         selector = default_selector(pod, self.handle.cluster)
@@ -134,6 +140,15 @@ class PodTopologySpread(
             )
             for c in constraints
         ]
+
+    def _default_constraints(self, pod: Pod, action: Action) -> list[SpreadConstraint]:
+        parsed = self._parsed_defaults
+        if parsed is None:
+            return parse_constraints(self.default_constraints, pod.metadata.labels, action)
+        found = parsed.get(action)
+        if found is None:
+            found = parsed[action] = parse_constraints(self.default_constraints, {}, action)
+        return found
 
     # -- PreFilter / Filter ----------------------------------------------------------------
     def pre_filter(
@@ -217,10 +232,19 @@ class PodTopologySpread(
         constraints = self.constraints_for(pod, "ScheduleAnyway")
         if not constraints:
             return Status.skip()
-        state.write(
-            PRE_SCORE_STATE_KEY,
-            compute_pre_score_state(pod, constraints, nodes, all_nodes, require_all),
-        )
+        found = None
+        snapshot = self.handle.snapshot
+        if all_nodes is snapshot.node_info_list:
+            # the cluster's own nodes: the walk on the snapshot's columns
+            columns = snapshot.columns
+            feasible = columns.positions(nodes)
+            if feasible is not None:
+                found = scoring_columns.pre_score_from_columns(
+                    pod, constraints, feasible, all_nodes, columns, self._match_counts, require_all
+                )
+        if found is None:
+            found = compute_pre_score_state(pod, constraints, nodes, all_nodes, require_all)
+        state.write(PRE_SCORE_STATE_KEY, found)
         return None
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
@@ -252,6 +276,30 @@ class PodTopologySpread(
             return Status.as_error(exc)
         normalize_scores(s, scores)
         return None
+
+    def score_array(
+        self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Rows
+    ) -> tuple[RowScores, Status | None]:
+        """Score on the snapshot's columns (ArrayScorePlugin): each constraint's domain
+        from `domain_ids`, its count from PreScore's state, hostname counts per node
+        generation (upstream scoring.go). Raises (so `score` answers) without PreScore's
+        state or on columns other than the snapshot's."""
+        snapshot = self.handle.snapshot
+        if columns is not snapshot.columns:
+            raise ValueError("columns of another snapshot")
+        s = _pre_score_state(state)
+        nodes = snapshot.node_info_list
+        return scoring_columns.score_array(s, pod, nodes, columns, rows, self._match_counts), None
+
+    def normalize_score_array(
+        self, state: CycleState, pod: Pod, scores: RowScores
+    ) -> tuple[RowScores, Status | None]:
+        """NormalizeScore on the array `score_array` gave (ArrayNormalizeScorePlugin)."""
+        try:
+            s = _pre_score_state(state)
+        except RuntimeError as exc:
+            return scores, Status.as_error(exc)
+        return scoring_columns.normalize_score_array(s, scores), None
 
     # -- EnqueueExtensions -----------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:

@@ -10,6 +10,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
+import numpy.typing as npt
+
 from kubesched.api import Pod
 from kubesched.framework import MAX_NODE_SCORE, NodeInfo, NodeScore
 from kubesched_builtin.nodeaffinity import required_node_affinity
@@ -33,11 +36,13 @@ class PreScoreState:
     """What PreScore computed for one pod: its ScheduleAnyway constraints, the feasible
     nodes that lack a required topology key (scored 0), per constraint the matching-pod
     count of each domain of the feasible nodes (hostname counts are taken at Score time),
-    and the per-constraint weights."""
+    and the per-constraint weights. `scored_ignored` is the array Score's note, for the
+    array NormalizeScore, of which rows it scored were ignored ones."""
 
     __slots__ = (
         "constraints",
         "ignored_nodes",
+        "scored_ignored",
         "topology_normalizing_weight",
         "topology_value_to_pod_counts",
     )
@@ -53,6 +58,7 @@ class PreScoreState:
         self.ignored_nodes = ignored_nodes if ignored_nodes is not None else set()
         self.topology_value_to_pod_counts = topology_value_to_pod_counts or []
         self.topology_normalizing_weight = topology_normalizing_weight or []
+        self.scored_ignored: npt.NDArray[np.bool_] | None = None
 
     def clone(self) -> PreScoreState:
         return self  # never changed after PreScore
