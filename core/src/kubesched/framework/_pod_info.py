@@ -12,7 +12,13 @@ from kubesched.framework._resource import Resource
 
 __all__ = ["PodInfo", "QueuedPodInfo"]
 
-_FROM_CONTAINERS: Final = ("requests", "non_zero_requests", "host_ports")
+_FROM_CONTAINERS: Final = (
+    "request_amounts",
+    "scoring_request_amounts",
+    "requests",
+    "non_zero_requests",
+    "host_ports",
+)
 """Derived values read from containers, init containers, overhead and pod-level resources."""
 _FROM_AFFINITY: Final = ("required_affinity_terms", "required_anti_affinity_terms", "has_affinity")
 """Derived values read from `spec.affinity`."""
@@ -29,6 +35,29 @@ class PodInfo:
 
     def __init__(self, pod: Pod) -> None:
         self.pod: Pod = pod
+
+    @classmethod
+    def of(cls, pod: Pod) -> PodInfo:
+        """The PodInfo of `pod` that the scheduling cycle shares: the one last `share`d (or
+        made here) when it holds this very pod object, else a new one, shared from then on.
+
+        Plugins get the pod, not the cycle's PodInfo; reading derived values through this
+        computes them once per cycle instead of once per plugin (a pod is replaced, never
+        changed in place, so values derived from the same object stay right). A pod with
+        pod-level resources always gets a new one: its requests depend on the
+        PodLevelResources gate, read anew each time."""
+        if pod.spec.resources is not None:
+            return cls(pod)
+        shared = _shared[0]
+        if shared is not None and shared.pod is pod:
+            return shared
+        info = _shared[0] = cls(pod)
+        return info
+
+    def share(self) -> None:
+        """Make this the PodInfo `PodInfo.of` answers for its pod (the scheduler does this
+        with the queued pod's PodInfo when a cycle starts)."""
+        _shared[0] = self
 
     def updated(self, pod: Pod) -> PodInfo:
         """A PodInfo of `pod`, a later version of this one's pod (the assumed copy with its
@@ -60,10 +89,23 @@ class PodInfo:
         return new
 
     @cached_property
+    def request_amounts(self) -> dict[str, int]:
+        """Effective requests by resource name (`pod_requests`): pod-level where set
+        (PodLevelResources), else containers, init containers and sidecars; plus overhead.
+        Shared: read, never change."""
+        return pod_requests(self.pod, pod_level=self._pod_level())
+
+    @cached_property
+    def scoring_request_amounts(self) -> dict[str, int]:
+        """`request_amounts` with the scoring defaults (100m CPU, 200Mi memory) for a
+        container that requests none (`pod_requests(non_zero=True)`), as NodeResourcesFit
+        scores. Shared: read, never change."""
+        return pod_requests(self.pod, non_zero=True, pod_level=self._pod_level())
+
+    @cached_property
     def requests(self) -> Resource:
-        """Effective requests: pod-level where set (PodLevelResources), else containers,
-        init containers and sidecars; plus overhead."""
-        return Resource.from_mapping(pod_requests(self.pod, pod_level=self._pod_level()))
+        """`request_amounts` as a Resource."""
+        return Resource.from_mapping(self.request_amounts)
 
     @cached_property
     def non_zero_requests(self) -> Resource:
@@ -125,6 +167,10 @@ class PodInfo:
 
     def __repr__(self) -> str:
         return f"PodInfo({self.pod.key})"
+
+
+_shared: list[PodInfo | None] = [None]
+"""The PodInfo `PodInfo.of` answers for its pod (one slot: the current cycle's pod)."""
 
 
 @dataclass(eq=False)

@@ -200,6 +200,7 @@ class Scheduler:
         self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo
     ) -> tuple[ScheduleResult | None, Pod | None, Status, NominatingInfo | None]:
         pod = qpi.pod
+        qpi.pod_info.share()  # the plugins' PodInfo.of(pod): values derived once per cycle
         self.cache.update_snapshot(self.snapshot)
         try:
             result = self.algorithm.schedule_pod(fwk, state, pod)

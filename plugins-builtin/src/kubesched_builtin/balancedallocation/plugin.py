@@ -19,14 +19,14 @@ from typing import ClassVar, Final
 
 import numpy as np
 
-from kubesched.api import CPU, EPHEMERAL_STORAGE, MEMORY, Pod, pod_requests
-from kubesched.features import feature_enabled
+from kubesched.api import CPU, EPHEMERAL_STORAGE, MEMORY, Pod
 from kubesched.framework import (
     MAX_NODE_SCORE,
     CycleState,
     Handle,
     NodeColumns,
     NodeInfo,
+    PodInfo,
     PreScorePlugin,
     Rows,
     RowScores,
@@ -52,7 +52,7 @@ PRE_SCORE_STATE_KEY: Final = "PreScore" + NODE_RESOURCES_BALANCED_ALLOCATION
 
 def pod_request_list(pod: Pod, resources: Sequence[str]) -> list[int]:
     """The pod's real request of each resource, in order (CPU in millicores)."""
-    requests = pod_requests(pod, pod_level=feature_enabled("PodLevelResources"))
+    requests = PodInfo.of(pod).request_amounts
     return [requests.get(name, 0) for name in resources]
 
 

@@ -107,7 +107,7 @@ class NodeResourcesFit(
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status | None]:
-        state.write(PRE_FILTER_STATE_KEY, PreFilterState(PodInfo(pod).requests))
+        state.write(PRE_FILTER_STATE_KEY, PreFilterState(PodInfo.of(pod).requests))
         return None, None
 
     def _pod_request(self, state: CycleState) -> Resource:

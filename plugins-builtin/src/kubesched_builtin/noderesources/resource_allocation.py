@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from kubesched.api import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Pod, pod_requests
-from kubesched.features import feature_enabled
-from kubesched.framework import MAX_NODE_SCORE, NodeInfo
+from kubesched.api import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Pod
+from kubesched.framework import MAX_NODE_SCORE, NodeInfo, PodInfo
 from kubesched_builtin.noderesources.args import (
     LEAST_ALLOCATED,
     MAX_CUSTOM_PRIORITY_SCORE,
@@ -53,7 +52,7 @@ def pod_resource_request_list(pod: Pod, resources: Sequence[str]) -> list[int]:
     """The pod's request of each scored resource, CPU and memory with the non-zero
     defaults (100m, 200Mi for a container that requests none), the rest as requested;
     pod-level requests where set (upstream calculatePodResourceRequest)."""
-    requests = pod_requests(pod, non_zero=True, pod_level=feature_enabled("PodLevelResources"))
+    requests = PodInfo.of(pod).scoring_request_amounts
     return [requests.get(name, 0) for name in resources]
 
 
