@@ -23,8 +23,9 @@ path's; a recorded cycle (`--explain`) takes the per-node path.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 import numpy as np
 
@@ -143,7 +144,7 @@ class SchedulingAlgorithm:
     # -- filtering ----------------------------------------------------------------------
     def find_nodes_that_fit_pod(
         self, fwk: Framework, state: CycleState, pod: Pod
-    ) -> tuple[list[NodeInfo], Diagnosis]:
+    ) -> tuple[Sequence[NodeInfo], Diagnosis]:
         all_nodes = self.snapshot.node_info_list
         diagnosis = Diagnosis()
         pre_res, status, rejectors = fwk.run_pre_filter_plugins(state, pod, all_nodes)
@@ -171,7 +172,7 @@ class SchedulingAlgorithm:
             diagnosis.node_to_status.absent_status = Status.unresolvable(
                 f"node(s) didn't satisfy plugin(s) [{names}]"
             )
-        feasible: list[NodeInfo] = []
+        feasible: Sequence[NodeInfo] = []
         try:
             feasible = self._find_nodes_that_pass_filters(fwk, state, pod, diagnosis, nodes)
         finally:
@@ -182,7 +183,7 @@ class SchedulingAlgorithm:
 
     def _evaluate_nominated_node(
         self, fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis
-    ) -> list[NodeInfo]:
+    ) -> Sequence[NodeInfo]:
         info = self.snapshot.get(pod.status.nominated_node_name)
         if info is None:
             return []
@@ -195,7 +196,7 @@ class SchedulingAlgorithm:
         pod: Pod,
         diagnosis: Diagnosis,
         nodes: Sequence[NodeInfo],
-    ) -> list[NodeInfo]:
+    ) -> Sequence[NodeInfo]:
         n = len(nodes)
         if n == 0:
             return []
@@ -231,7 +232,7 @@ class SchedulingAlgorithm:
         rows: Rows,
         start: int,
         to_find: int,
-    ) -> list[NodeInfo]:
+    ) -> RowNodes:
         """`_filter_by_chunks` on the snapshot's rows (the fast path): the same chunks,
         walk and stopping rules, the chunk's answers from `Framework.filter_rows`. Keeps
         the feasible rows for Score."""
@@ -274,11 +275,10 @@ class SchedulingAlgorithm:
                 passed_from = i + 1
         return self._feasible(found)
 
-    def _feasible(self, found: list[Rows]) -> list[NodeInfo]:
-        rows = np.concatenate(found) if found else np.zeros(0, np.intp)
+    def _feasible(self, found: list[Rows]) -> RowNodes:
+        rows = found[0] if len(found) == 1 else np.concatenate(found) if found else _NO_ROWS
         self._feasible_rows = rows
-        infos = self.snapshot.node_info_list
-        return [infos[r] for r in rows.tolist()]
+        return RowNodes(self.snapshot.node_info_list, rows)
 
     def _filter_by_chunks(
         self,
@@ -342,7 +342,7 @@ class SchedulingAlgorithm:
         fwk: Framework,
         state: CycleState,
         pod: Pod,
-        feasible: list[NodeInfo],
+        feasible: Sequence[NodeInfo],
         rows: Rows,
         diagnosis: Diagnosis,
     ) -> ScheduleResult:
@@ -373,7 +373,7 @@ class SchedulingAlgorithm:
         return tied[0].name if len(tied) == 1 else self.rng.choice(tied).name
 
 
-def _node_plugin_scores(nodes: list[NodeInfo], scoring: RowScoring) -> list[NodePluginScores]:
+def _node_plugin_scores(nodes: Sequence[NodeInfo], scoring: RowScoring) -> list[NodePluginScores]:
     """The per-node score objects of the fast path's arrays (what `run_score_plugins`
     returns)."""
     if not scoring.plugins:
@@ -383,6 +383,44 @@ def _node_plugin_scores(nodes: list[NodeInfo], scoring: RowScoring) -> list[Node
         NodePluginScores(info.name, None, total, plugins=scoring.plugins, row=row)
         for info, row, total in zip(nodes, rows, scoring.total.tolist(), strict=True)
     ]
+
+
+_NO_ROWS: Rows = np.zeros(0, np.intp)
+
+
+class RowNodes(Sequence[NodeInfo]):
+    """The snapshot's NodeInfos at `rows` (the fast path's feasible nodes), gathered into
+    a list only when first read node by node: PreScore plugins that work on the columns,
+    and the cycle's result, read only how many there are."""
+
+    __slots__ = ("_infos", "_list", "rows")
+
+    def __init__(self, infos: list[NodeInfo], rows: Rows) -> None:
+        self._infos = infos
+        self._list: list[NodeInfo] | None = None
+        self.rows = rows
+
+    def _nodes(self) -> list[NodeInfo]:
+        if self._list is None:
+            infos = self._infos
+            self._list = [infos[r] for r in self.rows.tolist()]
+        return self._list
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @overload
+    def __getitem__(self, index: int) -> NodeInfo: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[NodeInfo]: ...
+    def __getitem__(self, index: int | slice) -> NodeInfo | list[NodeInfo]:
+        return self._nodes()[index]
+
+    def __iter__(self) -> Iterator[NodeInfo]:
+        return iter(self._nodes())
+
+    def __repr__(self) -> str:
+        return f"RowNodes({[n.name for n in self]!r})"
 
 
 class StatusError(Exception):
