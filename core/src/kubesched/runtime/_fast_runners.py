@@ -128,9 +128,10 @@ class FastRunners:
                 if mask.all():
                     continue
                 out = np.flatnonzero(~mask)
-                answers: list[Status | None] = [
-                    _filter_node(p, state, pod, infos[r]) for r in live_rows[out].tolist()
-                ]
+                # the statuses of the rows it rejects, in one call when it has a batch form
+                answers = self._filter_one_plugin(
+                    p, state, pod, [infos[r] for r in live_rows[out].tolist()]
+                )
             else:
                 out = np.arange(live.size)
                 nodes = [infos[r] for r in live_rows.tolist()]
@@ -238,14 +239,6 @@ class FastRunners:
         if s is not None and not s.is_success:
             return values, _normalize_failed(p.name, s)
         return [ns.score for ns in scores], None
-
-
-def _filter_node(p: FilterPlugin, state: CycleState, pod: Pod, info: NodeInfo) -> Status | None:
-    """`filter` on one node; an exception is the Error the per-node runner makes of it."""
-    try:
-        return p.filter(state, pod, info)
-    except Exception as exc:
-        return raised(p, exc)
 
 
 def _normalize_failed(name: str, s: Status) -> Status:
