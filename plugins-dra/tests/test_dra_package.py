@@ -8,6 +8,8 @@ from importlib.metadata import entry_points, version
 from dra_helpers import dra_kind_registry
 
 import kubesched_dra
+from kubesched.clock import VirtualClock
+from kubesched.cluster.memory import MemoryCluster
 from kubesched_dra import hooks
 from kubesched_dra.api import (
     DeviceClass,
@@ -15,6 +17,7 @@ from kubesched_dra.api import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
+from kubesched_dra.controllers import ResourceClaimController
 
 
 def test_version_matches_distribution_metadata() -> None:
@@ -45,3 +48,13 @@ def test_hook_registers_the_resource_kinds() -> None:
         ),
         ("resource.k8s.io/v1", "ResourceSlice", "resourceslices", False, ResourceSlice),
     }
+
+
+def test_hooks_contribute_the_resourceclaim_controller() -> None:
+    cluster = MemoryCluster(dra_kind_registry(), VirtualClock())
+    (controller,) = hooks.kubesched_cluster_controllers(cluster)
+    assert isinstance(controller, ResourceClaimController)
+    assert controller.name == "resource_claim"
+    chosen = ResourceClaimController()
+    assert hooks.DRAHooks(resource_claims=chosen).kubesched_cluster_controllers(cluster) == [chosen]
+    assert hooks.DRAHooks().kubesched_cluster_controllers(cluster) == []

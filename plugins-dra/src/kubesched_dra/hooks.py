@@ -1,18 +1,43 @@
-"""Program-level hooks (entry point group `kubesched`): the resource.k8s.io/v1 kinds.
+"""Program-level hooks (entry point group `kubesched`): the resource.k8s.io/v1 kinds, and
+the resourceclaim controller for the embedded cluster.
 
-Installed, this module is found through the entry point `dra`.
+Installed, this module is found through the entry point `dra`. Tests and programs that
+want other controllers register a `DRAHooks` instead.
 """
 
 from __future__ import annotations
 
 from kubesched.api import KindRegistry
+from kubesched.cluster import Cluster, Controller
 from kubesched.hookspecs import hookimpl
 from kubesched_dra.api import dra_kinds
+from kubesched_dra.controllers import ResourceClaimController
 
-__all__ = ["kubesched_register_kinds"]
+__all__ = ["DRAHooks", "kubesched_cluster_controllers", "kubesched_register_kinds"]
 
 
 @hookimpl
 def kubesched_register_kinds(registry: KindRegistry) -> None:
     for info in dra_kinds():
         registry.register(info)
+
+
+@hookimpl
+def kubesched_cluster_controllers(cluster: Cluster) -> list[Controller]:
+    return [ResourceClaimController()]
+
+
+class DRAHooks:
+    """The same hooks with a chosen resourceclaim controller (for one cluster); None
+    leaves it out."""
+
+    def __init__(self, *, resource_claims: ResourceClaimController | None = None) -> None:
+        self.resource_claims = resource_claims
+
+    @hookimpl
+    def kubesched_register_kinds(self, registry: KindRegistry) -> None:
+        kubesched_register_kinds(registry)
+
+    @hookimpl
+    def kubesched_cluster_controllers(self, cluster: Cluster) -> list[Controller]:
+        return [] if self.resource_claims is None else [self.resource_claims]
