@@ -86,6 +86,8 @@ def test_a_pod_can_be_searched_and_opened_with_every_attempt(
     attempts = detail.locator("details.attempt")
     assert attempts.count() >= 1
     # Coscheduling's PreFilter turned the gang away: no node was filtered
+    expect(attempts.last.locator("dd").nth(1)).to_contain_text("0 of 4 nodes passed")
+    expect(attempts.last.locator("dd").nth(1)).to_contain_text("4 not filtered: Unsch")
     rejected = attempts.last.locator("td.rejected")
     expect(rejected).to_have_count(4)
     expect(rejected.first).to_contain_text("not filtered: UnschedulableAndUnresolvable: podGroup")
@@ -101,7 +103,7 @@ def test_a_bound_pod_shows_the_scores_of_the_nodes_it_was_scored_on(
     page, errors, _ = open_page(browser, training_report)
     page.locator('#pod-table tr.pod[data-key="default/notebook"]').click()
     last = page.locator("#pod-detail details.attempt").last
-    expect(last.locator("summary")).to_contain_text("bound to")
+    expect(last.locator("summary").first).to_contain_text("bound to")
     filters = last.locator("table").first
     expect(filters.locator("th", has_text="NodeResourcesFit")).to_have_count(1)
     expect(filters.locator("tbody tr")).to_have_count(4)

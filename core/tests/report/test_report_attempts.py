@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from report_helpers import EXAMPLES, recorded_run
 
-from kubesched.report import compact_attempt
+from kubesched.report import compact_attempt, expand_attempt
 from kubesched.simulate import simulate
 
 
@@ -40,32 +40,38 @@ def test_the_last_attempt_is_what_explain_shows() -> None:
         assert last == compact_attempt(explanation, profile)
 
 
+def test_the_compact_form_loses_nothing_of_the_explanation() -> None:
+    for example in ("basic", "preemption", "taints", "node-affinity", "topology-spread"):
+        keys = [f"{p.namespace}/{p.name}" for p in simulate([EXAMPLES / example]).pods]
+        result, _ = recorded_run(example, explain=keys)
+        assert result.explanations, example
+        for key, explanation in result.explanations.items():
+            assert expand_attempt(compact_attempt(explanation, "p")) == explanation.nodes, key
+
+
 def test_an_attempt_keeps_each_rejection_and_what_came_of_it() -> None:
     _, log = recorded_run("preemption")
     first, second = log.attempts["default/urgent"]
     assert first["outcome"].startswith("Unschedulable: 0/2 nodes are available")
     assert first["result"] == "preemption nominated node node-2"
-    fit = {n["node"]: n["verdicts"]["NodeResourcesFit"] for n in first["nodes"]}
-    assert fit == {
-        "node-1": "Unschedulable: Insufficient cpu",
-        "node-2": "Unschedulable: Insufficient cpu",
-    }
+    assert first["nodes"] == ["node-1", "node-2"]
+    assert first["verdicts"]["NodeResourcesFit"] == {"Unschedulable: Insufficient cpu": [0, 1]}
     assert "NodeResourcesFit" in first["filterPlugins"]
+    assert "scored" not in first
     assert second["outcome"] == "assumed on node-2"
     assert second["result"] == "bound to node-2"
 
 
-def test_scored_nodes_carry_each_plugins_raw_normalized_and_weighted_score() -> None:
+def test_scored_nodes_carry_each_plugins_raw_and_normalized_score_and_the_total() -> None:
     _, log = recorded_run("basic")
     attempt = log.attempts["default/web-1"][0]
-    scored = [n for n in attempt["nodes"] if "total" in n]
-    assert len(scored) > 1
-    for node in scored:
-        weighted = [s[2] for s in node["scores"].values()]
-        assert sum(weighted) == node["total"]
-        for plugin, (_raw, normalized, score) in node["scores"].items():
-            assert score == normalized * attempt["weights"][plugin]
+    scored, totals = attempt["scored"], attempt["totals"]
+    assert len(scored) == len(totals) > 1
+    normalized = {**attempt["rawScores"], **attempt["normalizedScores"]}
+    assert attempt["normalizedScores"]  # some plugin normalizes (e.g. TaintToleration)
+    for k, total in enumerate(totals):
+        assert total == sum(v[k] * attempt["weights"][p] for p, v in normalized.items())
     # the host is one of the best scored nodes (selectHost breaks ties at random)
     bound = attempt["result"].removeprefix("bound to ")
-    totals = {n["node"]: n["total"] for n in scored}
-    assert totals[bound] == max(totals.values())
+    best = {attempt["nodes"][i] for i, t in zip(scored, totals, strict=True) if t == max(totals)}
+    assert bound in best

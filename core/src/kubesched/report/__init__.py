@@ -10,7 +10,7 @@ Layer: beside `simulate` (it reads a SimulationResult and observes the schedulin
 only the CLI is above it.
 """
 
-from kubesched.report._attempts import AttemptLog, compact_attempt
+from kubesched.report._attempts import AttemptLog, compact_attempt, expand_attempt
 from kubesched.report._document import html_document, json_document
 from kubesched.report._format import format_amount
 from kubesched.report._html import render_html
@@ -24,6 +24,7 @@ __all__ = [
     "PodDetails",
     "SimulationReport",
     "compact_attempt",
+    "expand_attempt",
     "format_amount",
     "html_document",
     "json_document",

@@ -19,9 +19,15 @@ from kubesched.api import Pod
 from kubesched.cluster import Cluster
 from kubesched.framework import CycleState, NominatingInfo, NominatingMode, QueuedPodInfo, Status
 from kubesched.runtime import Framework, recorder_of
-from kubesched.scheduler import CycleExplainer, Explanation, ScheduleResult, SchedulerObserver
+from kubesched.scheduler import (
+    CycleExplainer,
+    Explanation,
+    NodeExplanation,
+    ScheduleResult,
+    SchedulerObserver,
+)
 
-__all__ = ["AttemptLog", "compact_attempt"]
+__all__ = ["AttemptLog", "compact_attempt", "expand_attempt"]
 
 
 class AttemptLog(SchedulerObserver):
@@ -85,33 +91,28 @@ class AttemptLog(SchedulerObserver):
 
 
 def compact_attempt(exp: Explanation, profile: str) -> dict[str, Any]:
-    """An explanation in the report's compact form (`AttemptRecord`): a Filter plugin
-    missing from a node's `verdicts` passed it; empty keys are left out."""
+    """An explanation in the report's compact form (`AttemptRecord`): nodes by index into
+    `nodes`, Filter rejections grouped by plugin and verdict (a node missing from a plugin's
+    groups passed it), scores by plugin in the order of `scored`; empty keys left out.
+    Lossless: `expand_attempt` gives the explanation's nodes back."""
+    names = [ne.node for ne in exp.nodes]
     plugins: dict[str, None] = {}
-    nodes: list[dict[str, Any]] = []
-    for ne in exp.nodes:
+    excluded: dict[str, list[int]] = {}
+    verdicts: dict[str, dict[str, list[int]]] = {}
+    details: list[dict[str, Any]] = []
+    nominated: list[dict[str, Any]] = []
+    scored = [ne for ne in exp.nodes if ne.total is not None]
+    for i, ne in enumerate(exp.nodes):
         plugins.update(dict.fromkeys(ne.filters))
-        node: dict[str, Any] = {"node": ne.node}
         if ne.excluded:
-            node["excluded"] = ne.excluded
-        verdicts = {name: v for name, v in ne.filters.items() if v != "ok"}
-        if verdicts:
-            node["verdicts"] = verdicts
-        if ne.details:
-            node["details"] = ne.details
+            excluded.setdefault(ne.excluded, []).append(i)
+        for name, verdict in ne.filters.items():
+            if verdict != "ok":
+                verdicts.setdefault(name, {}).setdefault(verdict, []).append(i)
+        for name, lines in ne.details.items():
+            details.append({"node": i, "plugin": name, "lines": lines})
         if ne.nominated_pods:
-            node["nominatedPods"] = ne.nominated_pods
-        if ne.total is not None:
-            node["scores"] = {
-                name: [
-                    raw,
-                    ne.normalized_scores.get(name, raw),
-                    ne.weighted_scores.get(name, 0),
-                ]
-                for name, raw in ne.raw_scores.items()
-            }
-            node["total"] = ne.total
-        nodes.append(node)
+            nominated.append({"node": i, "pods": ne.nominated_pods})
     record: dict[str, Any] = {
         "attempt": exp.attempt,
         "at": round(exp.time, 3),
@@ -119,9 +120,58 @@ def compact_attempt(exp: Explanation, profile: str) -> dict[str, Any]:
         "preFilter": exp.pre_filter,
         "filterPlugins": list(plugins),
         "weights": exp.weights,
-        "nodes": nodes,
+        "nodes": names,
         "outcome": exp.outcome,
     }
+    optional: dict[str, Any] = {
+        "excluded": excluded,
+        "verdicts": verdicts,
+        "details": details,
+        "nominatedPods": nominated,
+    }
+    if scored:
+        index = {name: i for i, name in enumerate(names)}
+        scorers = list(scored[0].raw_scores)
+        raw = {p: [ne.raw_scores[p] for ne in scored] for p in scorers}
+        normalized = {
+            p: [ne.normalized_scores.get(p, ne.raw_scores[p]) for ne in scored] for p in scorers
+        }
+        optional["scored"] = [index[ne.node] for ne in scored]
+        optional["rawScores"] = raw
+        # weighted = normalized x weight (upstream runScorePlugins), so it is not kept
+        optional["normalizedScores"] = {p: v for p, v in normalized.items() if v != raw[p]}
+        optional["totals"] = [ne.total for ne in scored]
+    record.update({k: v for k, v in optional.items() if v})
     if exp.notes:
         record["notes"] = exp.notes
     return record
+
+
+def expand_attempt(record: dict[str, Any]) -> list[NodeExplanation]:
+    """The explanation nodes a compact attempt (`compact_attempt`) holds."""
+    names: list[str] = record["nodes"]
+    nodes = [NodeExplanation(name) for name in names]
+    for reason, indices in record.get("excluded", {}).items():
+        for i in indices:
+            nodes[i].excluded = reason
+    rejected: dict[tuple[int, str], str] = {}
+    for plugin, groups in record.get("verdicts", {}).items():
+        for verdict, indices in groups.items():
+            rejected.update({(i, plugin): verdict for i in indices})
+    for i, ne in enumerate(nodes):
+        if not ne.excluded:
+            ne.filters = {p: rejected.get((i, p), "ok") for p in record["filterPlugins"]}
+    for d in record.get("details", []):
+        nodes[d["node"]].details[d["plugin"]] = d["lines"]
+    for n in record.get("nominatedPods", []):
+        nodes[n["node"]].nominated_pods = n["pods"]
+    weights: dict[str, int] = record["weights"]
+    for k, i in enumerate(record.get("scored", [])):
+        ne = nodes[i]
+        for plugin, values in record["rawScores"].items():
+            ne.raw_scores[plugin] = values[k]
+            normalized = record.get("normalizedScores", {}).get(plugin, values)[k]
+            ne.normalized_scores[plugin] = normalized
+            ne.weighted_scores[plugin] = normalized * weights[plugin]
+        ne.total = record["totals"][k]
+    return nodes

@@ -24,11 +24,12 @@ __all__ = [
     "REPORT_VERSION",
     "AttemptRecord",
     "CheckpointRecord",
+    "DetailLines",
     "ExplanationRecord",
     "LatencyRecord",
-    "NodeAttempt",
     "NodeExplanationRecord",
     "NodeRecord",
+    "NominatedPods",
     "PodCounts",
     "PodDetails",
     "PodErrorRecord",
@@ -213,40 +214,59 @@ class TimelineRecord(_Model):
     latency: LatencyRecord
 
 
-class NodeAttempt(_Model):
-    """One node in one attempt of the HTML report. Compact: a Filter plugin the attempt
-    ran that is not in `verdicts` passed the node ("ok"); keys with nothing to say are left
-    out."""
+class DetailLines(_Model):
+    """A Filter plugin's `explain_filter` lines about a node it rejected."""
 
-    node: str
-    excluded: str = ""
-    """Why the cycle did not filter the node at all ("<Code>: <reason>")."""
-    verdicts: dict[str, str] = Field(default_factory=dict)
-    """Filter plugin → "skipped" or "<Code>: <reason>", for the plugins that did not pass
-    the node."""
-    details: dict[str, list[str]] = Field(default_factory=dict)
-    nominated_pods: list[str] = Field(default_factory=list)
-    scores: dict[str, list[int]] = Field(default_factory=dict)
-    """Score plugin → [raw, normalized, weighted], for a node the cycle scored."""
-    total: int | None = None
+    node: int
+    """Index into the attempt's `nodes`."""
+    plugin: str
+    lines: list[str]
+
+
+class NominatedPods(_Model):
+    """Pods nominated to a node that Filter counted as if running there."""
+
+    node: int
+    pods: list[str]
 
 
 class AttemptRecord(_Model):
-    """One scheduling attempt of a pod, plugin by plugin (what `--explain` shows)."""
+    """One scheduling attempt of a pod, plugin by plugin (what `--explain` shows), in a
+    compact form: nodes are indices into `nodes`; a Filter plugin of `filterPlugins`
+    passed every node not in its `verdicts` groups (and not `excluded`); a Score plugin's
+    weighted score is its normalized score times its weight."""
 
     attempt: int
     at: float
     """Virtual seconds at which the attempt began."""
     profile: str
     pre_filter: dict[str, str]
+    """PreFilter plugin → "ok", "Skip", "<Code>: <reason>" or "not run"."""
     filter_plugins: list[str]
     weights: dict[str, int]
-    nodes: list[NodeAttempt]
+    """Score plugin → its weight."""
+    nodes: list[str]
+    """The nodes of the cycle's snapshot."""
     outcome: str
     """How the scheduling cycle ended: `assumed on <node>` or `<Code>: <reason>`."""
     result: str = ""
     """What came of it after the cycle: `bound to <node>`, a binding failure, or the node
     preemption nominated."""
+    excluded: dict[str, list[int]] = Field(default_factory=dict)
+    """Why the cycle did not filter these nodes at all ("<Code>: <reason>") → the nodes."""
+    verdicts: dict[str, dict[str, list[int]]] = Field(default_factory=dict)
+    """Filter plugin → its verdict ("skipped" or "<Code>: <reason>") → the nodes it gave."""
+    details: list[DetailLines] = Field(default_factory=list)
+    nominated_pods: list[NominatedPods] = Field(default_factory=list)
+    scored: list[int] = Field(default_factory=list)
+    """The nodes the cycle scored; the score lists below follow this order."""
+    raw_scores: dict[str, list[int]] = Field(default_factory=dict)
+    """Score plugin → each scored node's score before NormalizeScore."""
+    normalized_scores: dict[str, list[int]] = Field(default_factory=dict)
+    """Score plugin → each scored node's normalized score, for the plugins whose
+    normalized scores differ from the raw ones."""
+    totals: list[int] = Field(default_factory=list)
+    """Each scored node's weighted sum, which the host was selected by."""
     notes: list[str] = Field(default_factory=list)
 
 

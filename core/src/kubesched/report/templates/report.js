@@ -54,10 +54,31 @@
     return dl;
   }
 
-  function filterTable(a) {
+  // an attempt's nodes from its compact form (see AttemptRecord): per node, why it was
+  // not filtered, each Filter plugin's verdict, the plugins' lines, and its scores
+  function expand(a) {
+    const nodes = a.nodes.map((name) => ({ name: name, verdicts: {}, details: {} }));
+    Object.entries(a.excluded || {}).forEach(([reason, ids]) => ids.forEach((i) => { nodes[i].excluded = reason; }));
+    Object.entries(a.verdicts || {}).forEach(([plugin, groups]) =>
+      Object.entries(groups).forEach(([verdict, ids]) => ids.forEach((i) => { nodes[i].verdicts[plugin] = verdict; })));
+    (a.details || []).forEach((d) => { nodes[d.node].details[d.plugin] = d.lines; });
+    (a.nominatedPods || []).forEach((n) => { nodes[n.node].nominated = n.pods; });
+    const scored = (a.scored || []).map((i, k) => {
+      const scores = {};
+      Object.entries(a.rawScores || {}).forEach(([plugin, raw]) => {
+        const normalized = ((a.normalizedScores || {})[plugin] || raw)[k];
+        scores[plugin] = [raw[k], normalized, normalized * (a.weights[plugin] ?? 1)];
+      });
+      return { name: nodes[i].name, scores: scores, total: a.totals[k] };
+    });
+    return { nodes: nodes, scored: scored };
+  }
+
+  function filterTable(a, nodes) {
     const plugins = a.filterPlugins;
-    const body = a.nodes.map((n) => {
-      const cells = [el("td", n.node)];
+    const body = nodes.map((n) => {
+      const counted = n.nominated ? "\ncounting nominated pod(s): " + n.nominated.join(", ") : "";
+      const cells = [el("td", n.name + counted)];
       if (n.excluded) {
         const td = el("td", "not filtered: " + n.excluded, "rejected");
         td.colSpan = Math.max(1, plugins.length);
@@ -65,8 +86,8 @@
         return cells;
       }
       plugins.forEach((p) => {
-        const v = (n.verdicts || {})[p];
-        const lines = [v || "ok"].concat(((n.details || {})[p] || []).map((d) => "· " + d));
+        const v = n.verdicts[p];
+        const lines = [v || "ok"].concat((n.details[p] || []).map((d) => "· " + d));
         cells.push(el("td", lines.join("\n"), !v ? "ok" : v === "skipped" ? "skipped" : "rejected"));
       });
       return cells;
@@ -74,17 +95,16 @@
     return table(["Node"].concat(plugins), body);
   }
 
-  function scoreTable(a) {
-    const scored = a.nodes.filter((n) => n.total !== undefined && n.total !== null);
+  function scoreTable(a, scored) {
     if (!scored.length) return null;
-    scored.sort((x, y) => y.total - x.total);
-    const plugins = Object.keys(scored[0].scores || {});
+    const rows = scored.slice().sort((x, y) => y.total - x.total);
+    const plugins = Object.keys(a.rawScores || {});
     const head = ["Node"].concat(plugins.map((p) => p + " ×" + (a.weights[p] ?? 1)), ["Total"]);
-    const best = scored[0].total;
-    const body = scored.map((n) => {
-      const cells = [el("td", n.node)];
+    const best = rows[0].total;
+    const body = rows.map((n) => {
+      const cells = [el("td", n.name)];
       plugins.forEach((p) => {
-        const s = (n.scores || {})[p] || [0, 0, 0];
+        const s = n.scores[p];
         cells.push(el("td", s[0] + " → " + s[1] + " = " + s[2], "num"));
       });
       cells.push(el("td", n.total, n.total === best ? "num best" : "num"));
@@ -100,9 +120,20 @@
     d.appendChild(el("summary", "Attempt " + a.attempt + " at " + a.at + "s (" + a.profile + "): " + a.outcome + result));
     const pre = Object.entries(a.preFilter || {}).map(([k, v]) => k + ": " + v);
     d.appendChild(facts([["PreFilter", pre], ["Notes", a.notes || []]]));
-    d.appendChild(el("h4", "Filter (each plugin's verdict per node)"));
-    d.appendChild(filterTable(a));
-    const scores = scoreTable(a);
+    const nodes = expand(a);
+    // the verdicts counted (the whole table is folded when the cluster is large)
+    const counts = [];
+    Object.entries(a.excluded || {}).forEach(([reason, ids]) => counts.push(ids.length + " not filtered: " + reason));
+    Object.entries(a.verdicts || {}).forEach(([plugin, groups]) =>
+      Object.entries(groups).forEach(([verdict, ids]) => counts.push(ids.length + " " + plugin + ": " + verdict)));
+    const passed = nodes.nodes.filter((n) => !n.excluded && Object.values(n.verdicts).every((v) => v === "skipped")).length;
+    d.appendChild(facts([["Filter", [passed + " of " + a.nodes.length + " nodes passed"].concat(counts).join("\n")]]));
+    const filters = el("details", null, "filters");
+    filters.open = a.nodes.length <= 20;
+    filters.appendChild(el("summary", "Filter: each plugin's verdict per node (" + a.nodes.length + " nodes)"));
+    filters.appendChild(filterTable(a, nodes.nodes));
+    d.appendChild(filters);
+    const scores = scoreTable(a, nodes.scored);
     d.appendChild(el("h4", scores ? "Score (raw → normalized = weighted)" : "Score: no node was scored"));
     if (scores) d.appendChild(scores);
     return d;
