@@ -38,7 +38,8 @@ _weighted = st.lists(st.builds(weighted, st.integers(1, 5), _term), max_size=2)
 
 
 @st.composite
-def _pod(draw: st.DrawFn, nodes: list[str]) -> Pod:
+def affinity_pods(draw: st.DrawFn, nodes: list[str]) -> Pod:
+    """A pod with generated labels and terms of all four kinds, on one of `nodes`."""
     return make_pod(
         namespace=draw(st.sampled_from(["default", "other"])),
         labels=draw(_labels),
@@ -53,7 +54,8 @@ def _pod(draw: st.DrawFn, nodes: list[str]) -> Pod:
 
 
 @st.composite
-def _scenario(draw: st.DrawFn) -> tuple[list[Node], list[Pod], Pod]:
+def clusters(draw: st.DrawFn) -> tuple[list[Node], list[Pod], Pod]:
+    """Up to 3 nodes with `zone`/`host` labels, the pods on them and the pod to place."""
     nodes = [
         make_node(
             f"n{i}",
@@ -62,8 +64,8 @@ def _scenario(draw: st.DrawFn) -> tuple[list[Node], list[Pod], Pod]:
         for i in range(draw(st.integers(1, 3)))
     ]
     # few distinct labels, so groups hold several pods
-    existing = draw(st.lists(_pod([n.metadata.name for n in nodes]), max_size=8))
-    return nodes, existing, draw(_pod([]))
+    existing = draw(st.lists(affinity_pods([n.metadata.name for n in nodes]), max_size=8))
+    return nodes, existing, draw(affinity_pods([]))
 
 
 def _reference_scores(
@@ -77,7 +79,7 @@ def _reference_scores(
 
 
 @settings(max_examples=200, deadline=None)
-@given(_scenario(), st.integers(0, 3))
+@given(clusters(), st.integers(0, 3))
 def test_grouped_walk_equals_per_pod_walk(
     scenario: tuple[list[Node], list[Pod], Pod], hard_weight: int
 ) -> None:

@@ -19,6 +19,7 @@ from typing import Final
 
 from kubesched.api import Node, Pod
 from kubesched.framework import NodeInfo, StateData, Status
+from kubesched_builtin.interpodaffinity.domains import Domains
 from kubesched_builtin.interpodaffinity.terms import (
     AffinityTerm,
     PodTerms,
@@ -99,6 +100,10 @@ class PreFilterState:
     existing_anti_affinity_counts: TopologyCounts = field(default_factory=dict)
     affinity_counts: TopologyCounts = field(default_factory=dict)
     anti_affinity_counts: TopologyCounts = field(default_factory=dict)
+    domains: Domains | None = None
+    """The three counts per domain of the snapshot's columns (which 0: affinity, 1:
+    anti-affinity, 2: existing pods' anti-affinity), for Filter's mask; None once the
+    counts changed (AddPod/RemovePod, a clone) or when PreFilter walked a node list."""
 
     def clone(self) -> StateData:
         return PreFilterState(
@@ -114,6 +119,7 @@ class PreFilterState:
     def update_with_pod(self, other: PodTerms, other_pod: Pod, node: Node, multiplier: int) -> None:
         """Account for `other_pod` (with terms `other`) appearing on (+1) or leaving (-1)
         `node` (upstream preFilterState.updateWithPod)."""
+        self.domains = None
         _update_with_anti_affinity_terms(
             self.existing_anti_affinity_counts,
             other.required_anti_affinity,

@@ -14,12 +14,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Final
 
 from kubesched.api import Namespace, Pod
+from kubesched.features import fast_path_enabled
 from kubesched.framework import (
     ClusterEventWithHint,
     CycleState,
     EnqueueExtensions,
     FilterPlugin,
     Handle,
+    NodeColumns,
     NodeInfo,
     NodeScore,
     PodInfo,
@@ -27,12 +29,17 @@ from kubesched.framework import (
     PreFilterPlugin,
     PreFilterResult,
     PreScorePlugin,
+    RowMask,
+    Rows,
+    RowScores,
     ScorePlugin,
+    Snapshot,
     Status,
 )
 from kubesched_builtin.helper.state import read_state
-from kubesched_builtin.interpodaffinity import events
+from kubesched_builtin.interpodaffinity import arrays, events
 from kubesched_builtin.interpodaffinity.args import InterPodAffinityArgs
+from kubesched_builtin.interpodaffinity.domains import Domains
 from kubesched_builtin.interpodaffinity.filtering import (
     PreFilterState,
     filter_node,
@@ -41,9 +48,13 @@ from kubesched_builtin.interpodaffinity.filtering import (
 from kubesched_builtin.interpodaffinity.podindex import (
     PodIndex,
     existing_anti_affinity_counts,
+    existing_anti_affinity_hits,
     incoming_affinity_counts,
+    incoming_affinity_hits,
+    score_hits,
     topology_scores,
 )
+from kubesched_builtin.interpodaffinity.rows import RowTallies, to_scores
 from kubesched_builtin.interpodaffinity.scoring import PreScoreState, node_score, normalize
 from kubesched_builtin.interpodaffinity.terms import (
     TermCache,
@@ -108,6 +119,12 @@ class InterPodAffinity(
         self.index = PodIndex(self.terms)
         """Each node's pods grouped by labels and by terms (PreFilter and PreScore match a
         group once)."""
+        self.tallies = RowTallies()
+        """What each node row added to PreFilter's counts and PreScore's scores, per query,
+        kept while the row's generation holds."""
+        self.use_columns = fast_path_enabled()
+        """Whether PreFilter and PreScore count on the snapshot's columns (the fast path)
+        when given the snapshot's own node list; KUBESCHED_FAST_PATH=0 keeps the walks."""
 
     # -- PreFilter ------------------------------------------------------------------------
     def pre_filter(
@@ -127,19 +144,55 @@ class InterPodAffinity(
         s = PreFilterState(
             pod, affinity, anti_affinity, _namespace_labels(self.handle.cluster, pod_namespace(pod))
         )
-        s.existing_anti_affinity_counts = existing_anti_affinity_counts(
-            self.index,
-            pod,
-            s.namespace_labels,
-            self.handle.snapshot.have_pods_with_required_anti_affinity,
-        )
-        s.affinity_counts, s.anti_affinity_counts = incoming_affinity_counts(
-            self.index, affinity, anti_affinity, nodes
-        )
+        snapshot = self.handle.snapshot
+        if self.use_columns and nodes and nodes is snapshot.node_info_list:
+            self._count_on_columns(s, nodes, snapshot.columns)
+        else:
+            s.existing_anti_affinity_counts = existing_anti_affinity_counts(
+                self.index, pod, s.namespace_labels, snapshot.have_pods_with_required_anti_affinity
+            )
+            s.affinity_counts, s.anti_affinity_counts = incoming_affinity_counts(
+                self.index, affinity, anti_affinity, nodes
+            )
         if not s.existing_anti_affinity_counts and not affinity and not anti_affinity:
             return None, Status.skip()
         state.write(PRE_FILTER_STATE_KEY, s)
         return None, None
+
+    def _count_on_columns(
+        self, s: PreFilterState, nodes: Sequence[NodeInfo], columns: NodeColumns
+    ) -> None:
+        """PreFilter's three counts from the rows' tallies (`rows.RowTallies`): the same
+        pairs and numbers the walks give, plus the per-domain totals Filter's mask reads."""
+        pod = s.pod
+        existing, _ = self.tallies.totals(
+            (
+                "existing",
+                pod_namespace(pod),
+                _items(pod.metadata.labels),
+                _items(s.namespace_labels),
+            ),
+            existing_anti_affinity_hits(pod, s.namespace_labels),
+            self.index,
+            nodes,
+            columns,
+            columns.with_required_anti_affinity,
+        )
+        s.existing_anti_affinity_counts = self.tallies.counts(columns, existing, 0)
+        totals = {(2, key): t for (_, key), t in existing.items()}
+        if s.required_affinity or s.required_anti_affinity:
+            incoming, _ = self.tallies.totals(
+                ("incoming", s.required_affinity, s.required_anti_affinity),
+                incoming_affinity_hits(s.required_affinity, s.required_anti_affinity),
+                self.index,
+                nodes,
+                columns,
+                columns.pod_count > 0,
+            )
+            s.affinity_counts = self.tallies.counts(columns, incoming, 0)
+            s.anti_affinity_counts = self.tallies.counts(columns, incoming, 1)
+            totals.update(incoming)
+        s.domains = Domains(columns, totals)
 
     def pre_filter_extensions(self) -> PreFilterExtensions | None:
         return self
@@ -190,6 +243,11 @@ class InterPodAffinity(
             return [self.filter(state, pod, info) for info in nodes]
         return filter_nodes(s, nodes)
 
+    def filter_mask(self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Rows) -> RowMask:
+        """Filter on the snapshot's columns (ArrayFilterPlugin): each rule on every row,
+        from the per-domain counts PreFilter kept."""
+        return arrays.filter_mask(_pre_filter_state(state), columns, rows)
+
     # -- PreScore / Score -----------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         affinity = pod.spec.affinity
@@ -226,20 +284,58 @@ class InterPodAffinity(
             _namespace_labels(self.handle.cluster, pod_namespace(pod)),
             self.args.hard_pod_affinity_weight,
         )
-        s.topology_scores = topology_scores(
-            self.index,
-            pod,
-            preferred,
-            preferred_anti,
-            s.namespace_labels,
-            s.hard_pod_affinity_weight,
-            all_nodes,
-            all_pods=has_constraints,
-        )
+        if self.use_columns and snapshot.node_info_list:
+            # every node of the snapshot: rows without pods that could match add nothing
+            self._score_on_columns(s, pod, has_constraints, snapshot)
+        else:
+            s.topology_scores = topology_scores(
+                self.index,
+                pod,
+                preferred,
+                preferred_anti,
+                s.namespace_labels,
+                s.hard_pod_affinity_weight,
+                all_nodes,
+                all_pods=has_constraints,
+            )
         if not s.topology_scores:
             return Status.skip()
         state.write(PRE_SCORE_STATE_KEY, s)
         return None
+
+    def _score_on_columns(
+        self, s: PreScoreState, pod: Pod, has_constraints: bool, snapshot: Snapshot
+    ) -> None:
+        """PreScore's topology scores from the rows' tallies (`rows.RowTallies`): the same
+        entries the walk gives, plus the per-domain sums Score's array reads."""
+        columns = snapshot.columns
+        incoming_terms = has_constraints and bool(s.preferred_affinity or s.preferred_anti_affinity)
+        sums, hits = self.tallies.totals(
+            (
+                "score",
+                pod_namespace(pod),
+                _items(pod.metadata.labels),
+                _items(s.namespace_labels),
+                s.preferred_affinity if incoming_terms else (),
+                s.preferred_anti_affinity if incoming_terms else (),
+                s.hard_pod_affinity_weight,
+            ),
+            score_hits(
+                pod,
+                s.preferred_affinity,
+                s.preferred_anti_affinity,
+                s.namespace_labels,
+                s.hard_pod_affinity_weight,
+                all_pods=has_constraints,
+            ),
+            self.index,
+            snapshot.node_info_list,
+            columns,
+            columns.pod_count > 0 if incoming_terms else columns.with_affinity,
+            count_hits=True,
+        )
+        s.topology_scores = to_scores(columns, sums, hits)
+        s.domains = Domains(columns, sums)
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
         try:
@@ -268,6 +364,18 @@ class InterPodAffinity(
             scores.append(node_score(s.topology_scores, info.node) if s.topology_scores else 0)
         return scores, None
 
+    def score_array(
+        self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Rows
+    ) -> tuple[RowScores, Status | None]:
+        """Score of each row (ArrayScorePlugin) from the per-domain sums PreScore kept."""
+        return arrays.score_array(_pre_score_state(state), columns, rows), None
+
+    def normalize_score_array(
+        self, state: CycleState, pod: Pod, scores: RowScores
+    ) -> tuple[RowScores, Status | None]:
+        """NormalizeScore on the array (ArrayNormalizeScorePlugin)."""
+        return arrays.normalize_array(_pre_score_state(state), scores), None
+
     def normalize_score(
         self, state: CycleState, pod: Pod, scores: builtins.list[NodeScore]
     ) -> Status | None:
@@ -282,6 +390,10 @@ class InterPodAffinity(
     # -- EnqueueExtensions ----------------------------------------------------------------
     def events_to_register(self) -> builtins.list[ClusterEventWithHint]:
         return events.events_to_register(self.terms)
+
+
+def _items(labels: Mapping[str, str]) -> frozenset[tuple[str, str]]:
+    return frozenset(labels.items())
 
 
 def _pre_filter_state(state: CycleState) -> PreFilterState:

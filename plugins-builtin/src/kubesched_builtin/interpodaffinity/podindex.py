@@ -15,7 +15,7 @@ NodeInfo takes a new generation; a clone keeps it, and then holds the same pods)
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -33,12 +33,17 @@ from kubesched_builtin.interpodaffinity.terms import (
 )
 
 __all__ = [
+    "Hit",
     "LabelGroup",
+    "NodeHits",
     "NodePods",
     "PodIndex",
     "TermGroup",
     "existing_anti_affinity_counts",
+    "existing_anti_affinity_hits",
     "incoming_affinity_counts",
+    "incoming_affinity_hits",
+    "score_hits",
     "topology_scores",
 ]
 
@@ -149,6 +154,131 @@ class PodIndex:
 
 _NO_KEYS: Final[tuple[str, ...]] = ()
 
+Hit = tuple[int, str, int]
+"""(which count, topology key, amount) one group of a node's pods adds: the count is
+PreFilter's affinity (0) or anti-affinity (1) count, or 0 where there is one count; the
+amount goes to the node's value of the key, when the node has the key."""
+
+NodeHits = Callable[[NodePods], list[Hit]]
+"""What one node's pods add, given its summary; each function matches a distinct group
+once per cycle (a memo by group id) and is called for every node of the walk."""
+
+
+def existing_anti_affinity_hits(pod: Pod, namespace_labels: Mapping[str, str]) -> NodeHits:
+    """filtering.existing_anti_affinity_counts per node: for each group of pods with
+    required anti-affinity, the topology keys of its terms matching `pod`."""
+    memo: dict[int, tuple[str, ...]] = {}
+
+    def hits(summary: NodePods) -> list[Hit]:
+        out: list[Hit] = []
+        for group in summary.with_required_anti_affinity:
+            keys = memo.get(group.id)
+            if keys is None:
+                keys = tuple(
+                    t.topology_key
+                    for t in group.terms.required_anti_affinity
+                    if t.matches(pod, namespace_labels)
+                )
+                memo[group.id] = keys
+            out.extend((0, key, group.count) for key in keys)
+        return out
+
+    return hits
+
+
+def incoming_affinity_hits(
+    required_affinity: Sequence[AffinityTerm], required_anti_affinity: Sequence[AffinityTerm]
+) -> NodeHits:
+    """filtering.incoming_affinity_counts per node: each group of pods matching all the
+    required affinity terms adds its size under every term's key (count 0), and under the
+    key of each required anti-affinity term it matches (count 1)."""
+    affinity_keys = tuple(t.topology_key for t in required_affinity)
+    memo: dict[int, tuple[Hit, ...]] = {}
+
+    def hits(summary: NodePods) -> list[Hit]:
+        out: list[Hit] = []
+        for group in summary.by_labels:
+            found = memo.get(group.id)
+            if found is None:
+                keys = (
+                    affinity_keys
+                    if pod_matches_all_terms(required_affinity, group.pod)
+                    else _NO_KEYS
+                )
+                anti = tuple(
+                    t.topology_key for t in required_anti_affinity if t.matches(group.pod, None)
+                )
+                found = (*((0, k, 1) for k in keys), *((1, k, 1) for k in anti))
+                memo[group.id] = found
+            out.extend((which, key, n * group.count) for which, key, n in found)
+        return out
+
+    return hits
+
+
+def _matching(
+    terms: Sequence[WeightedAffinityTerm],
+    sign: int,
+    pod: Pod,
+    namespace_labels: Mapping[str, str] | None,
+) -> list[Hit]:
+    return [
+        (0, t.term.topology_key, t.weight * sign)
+        for t in terms
+        if t.term.matches(pod, namespace_labels)
+    ]
+
+
+def score_hits(
+    incoming: Pod,
+    preferred_affinity: Sequence[WeightedAffinityTerm],
+    preferred_anti_affinity: Sequence[WeightedAffinityTerm],
+    namespace_labels: Mapping[str, str],
+    hard_pod_affinity_weight: int,
+    all_pods: bool,
+) -> NodeHits:
+    """scoring.PreScoreState.process_existing_pod per node: one hit per matching term (its
+    signed weight times the group's size). `all_pods` says whether the incoming pod's
+    preferred terms are matched against every pod (it has such terms); otherwise only
+    pods with terms of their own are looked at."""
+    label_memo: dict[int, tuple[Hit, ...]] = {}
+    term_memo: dict[int, tuple[Hit, ...]] = {}
+    incoming_terms = all_pods and bool(preferred_affinity or preferred_anti_affinity)
+
+    def hits(summary: NodePods) -> list[Hit]:
+        out: list[Hit] = []
+        if incoming_terms:
+            for lgroup in summary.by_labels:
+                found = label_memo.get(lgroup.id)
+                if found is None:
+                    found = tuple(
+                        _matching(preferred_affinity, 1, lgroup.pod, None)
+                        + _matching(preferred_anti_affinity, -1, lgroup.pod, None)
+                    )
+                    label_memo[lgroup.id] = found
+                out.extend((0, key, weight * lgroup.count) for _, key, weight in found)
+        for tgroup in summary.with_affinity:
+            found = term_memo.get(tgroup.id)
+            if found is None:
+                terms = tgroup.terms
+                hard: list[Hit] = []
+                if hard_pod_affinity_weight > 0:
+                    hard = [
+                        (0, t.topology_key, hard_pod_affinity_weight)
+                        for t in terms.required_affinity
+                        if t.matches(incoming, namespace_labels)
+                    ]
+                found = tuple(
+                    hard
+                    + _matching(terms.preferred_affinity, 1, incoming, namespace_labels)
+                    + _matching(terms.preferred_anti_affinity, -1, incoming, namespace_labels)
+                )
+                term_memo[tgroup.id] = found
+            out.extend((0, key, weight * tgroup.count) for _, key, weight in found)
+        return out
+
+    return hits
+
 
 def _add(counts: TopologyCounts, labels: Mapping[str, str], key: str, n: int) -> None:
     value = labels.get(key)
@@ -160,22 +290,12 @@ def _add(counts: TopologyCounts, labels: Mapping[str, str], key: str, n: int) ->
 def existing_anti_affinity_counts(
     index: PodIndex, pod: Pod, namespace_labels: Mapping[str, str], nodes: Iterable[NodeInfo]
 ) -> TopologyCounts:
-    """filtering.existing_anti_affinity_counts over the grouped pods: for each group of
-    pods with required anti-affinity, the topology keys of its terms matching `pod`."""
+    """filtering.existing_anti_affinity_counts over the grouped pods of `nodes`."""
     counts: TopologyCounts = {}
-    memo: dict[int, tuple[str, ...]] = {}
+    hits = existing_anti_affinity_hits(pod, namespace_labels)
     for labels, summary in index.nodes(nodes):
-        for group in summary.with_required_anti_affinity:
-            keys = memo.get(group.id)
-            if keys is None:
-                keys = tuple(
-                    t.topology_key
-                    for t in group.terms.required_anti_affinity
-                    if t.matches(pod, namespace_labels)
-                )
-                memo[group.id] = keys
-            for key in keys:
-                _add(counts, labels, key, group.count)
+        for _, key, n in hits(summary):
+            _add(counts, labels, key, n)
     return counts
 
 
@@ -185,51 +305,15 @@ def incoming_affinity_counts(
     required_anti_affinity: Sequence[AffinityTerm],
     nodes: Iterable[NodeInfo],
 ) -> tuple[TopologyCounts, TopologyCounts]:
-    """filtering.incoming_affinity_counts over the grouped pods."""
-    affinity: TopologyCounts = {}
-    anti_affinity: TopologyCounts = {}
+    """filtering.incoming_affinity_counts over the grouped pods of `nodes`."""
+    counts: tuple[TopologyCounts, TopologyCounts] = ({}, {})
     if not required_affinity and not required_anti_affinity:
-        return affinity, anti_affinity
-    affinity_keys = tuple(t.topology_key for t in required_affinity)
-    memo: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        return counts
+    hits = incoming_affinity_hits(required_affinity, required_anti_affinity)
     for labels, summary in index.nodes(nodes):
-        for group in summary.by_labels:
-            hit = memo.get(group.id)
-            if hit is None:
-                hit = (
-                    affinity_keys
-                    if pod_matches_all_terms(required_affinity, group.pod)
-                    else _NO_KEYS,
-                    tuple(
-                        t.topology_key for t in required_anti_affinity if t.matches(group.pod, None)
-                    ),
-                )
-                memo[group.id] = hit
-            for key in hit[0]:
-                value = labels.get(key)
-                if value is not None:
-                    pair = (key, value)
-                    affinity[pair] = affinity.get(pair, 0) + group.count
-            for key in hit[1]:
-                _add(anti_affinity, labels, key, group.count)
-    return affinity, anti_affinity
-
-
-Contributions = tuple[tuple[str, int], ...]
-"""(topology key, signed weight) of each term that matched."""
-
-
-def _matching(
-    terms: Sequence[WeightedAffinityTerm],
-    sign: int,
-    pod: Pod,
-    namespace_labels: Mapping[str, str] | None,
-) -> list[tuple[str, int]]:
-    return [
-        (t.term.topology_key, t.weight * sign)
-        for t in terms
-        if t.term.matches(pod, namespace_labels)
-    ]
+        for which, key, n in hits(summary):
+            _add(counts[which], labels, key, n)
+    return counts
 
 
 def topology_scores(
@@ -243,56 +327,24 @@ def topology_scores(
     all_pods: bool,
 ) -> TopologyScores:
     """PreScore's topology scores (scoring.PreScoreState.process_existing_pod summed over
-    the existing pods of `nodes`) over the grouped pods. `all_pods` says whether the
-    incoming pod's preferred terms are matched against every pod (it has such terms);
-    otherwise only pods with terms of their own are looked at."""
+    the existing pods of `nodes`) over the grouped pods (see `score_hits`)."""
     scores: TopologyScores = {}
-    label_memo: dict[int, Contributions] = {}
-    term_memo: dict[int, Contributions] = {}
-    incoming_terms = bool(preferred_affinity or preferred_anti_affinity)
+    hits = score_hits(
+        incoming,
+        preferred_affinity,
+        preferred_anti_affinity,
+        namespace_labels,
+        hard_pod_affinity_weight,
+        all_pods,
+    )
     for labels, summary in index.nodes(nodes):
         if not labels:
             continue
-        if all_pods and incoming_terms:
-            for lgroup in summary.by_labels:
-                hit = label_memo.get(lgroup.id)
-                if hit is None:
-                    hit = tuple(
-                        _matching(preferred_affinity, 1, lgroup.pod, None)
-                        + _matching(preferred_anti_affinity, -1, lgroup.pod, None)
-                    )
-                    label_memo[lgroup.id] = hit
-                _score(scores, labels, hit, lgroup.count)
-        for tgroup in summary.with_affinity:
-            hit = term_memo.get(tgroup.id)
-            if hit is None:
-                terms = tgroup.terms
-                found: list[tuple[str, int]] = []
-                if hard_pod_affinity_weight > 0:
-                    found.extend(
-                        (t.topology_key, hard_pod_affinity_weight)
-                        for t in terms.required_affinity
-                        if t.matches(incoming, namespace_labels)
-                    )
-                found += _matching(terms.preferred_affinity, 1, incoming, namespace_labels)
-                found += _matching(terms.preferred_anti_affinity, -1, incoming, namespace_labels)
-                hit = tuple(found)
-                term_memo[tgroup.id] = hit
-            for key, weight in hit:
-                value = labels.get(key)
-                if value is not None:
-                    by_value = scores.get(key)
-                    if by_value is None:
-                        by_value = scores[key] = {}
-                    by_value[value] = by_value.get(value, 0) + weight * tgroup.count
+        for _, key, weight in hits(summary):
+            value = labels.get(key)
+            if value is not None:
+                by_value = scores.get(key)
+                if by_value is None:
+                    by_value = scores[key] = {}
+                by_value[value] = by_value.get(value, 0) + weight
     return scores
-
-
-def _score(
-    scores: TopologyScores, labels: Mapping[str, str], hit: Contributions, count: int
-) -> None:
-    for key, weight in hit:
-        value = labels.get(key)
-        if value is not None:
-            by_value = scores.setdefault(key, {})
-            by_value[value] = by_value.get(value, 0) + weight * count

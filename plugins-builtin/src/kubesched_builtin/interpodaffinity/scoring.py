@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from kubesched.api import Node, Pod
 from kubesched.framework import MAX_NODE_SCORE, NodeScore, StateData
+from kubesched_builtin.interpodaffinity.domains import Domains
 from kubesched_builtin.interpodaffinity.terms import AffinityTerm, PodTerms, WeightedAffinityTerm
 
 __all__ = ["PreScoreState", "TopologyScores", "node_score", "normalize"]
@@ -36,6 +37,9 @@ class PreScoreState:
     namespace_labels: Mapping[str, str]
     hard_pod_affinity_weight: int
     topology_scores: TopologyScores = field(default_factory=dict)
+    domains: Domains | None = None
+    """The topology scores per domain of the snapshot's columns (which 0), for Score's
+    array; None when PreScore walked a node list."""
 
     def clone(self) -> StateData:
         return self  # never changed after PreScore

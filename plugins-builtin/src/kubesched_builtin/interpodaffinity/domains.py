@@ -1,0 +1,48 @@
+"""Totals per topology domain on one snapshot's NodeColumns, kept in PreFilter's and
+PreScore's state beside the dicts so Filter and Score can answer for many rows at once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from kubesched.framework import NodeColumns
+
+__all__ = ["DomainTotals", "Domains"]
+
+Ints = npt.NDArray[np.int64]
+
+DomainTotals = dict[tuple[int, str], Ints]
+"""(which count, topology key) → total per domain id of the key (`domain_ids`), with one 0
+more at the end: the total a row without the key (id -1) reads."""
+
+
+@dataclass(frozen=True, slots=True)
+class Domains:
+    """`totals` as made on `columns` (a state's arrays answer only for those columns)."""
+
+    columns: NodeColumns
+    totals: DomainTotals
+
+    def keys(self, which: int) -> list[str]:
+        """The topology keys of count `which` with some nonzero total."""
+        return [key for (w, key), t in self.totals.items() if w == which and t.any()]
+
+    def at(self, which: int, key: str, ids: npt.NDArray[np.int64]) -> Ints:
+        """The total of count `which` in each of the domains `ids` of `key` (0 for -1)."""
+        totals = self.totals.get((which, key))
+        if totals is None:
+            return np.zeros(len(ids), np.int64)
+        if len(ids) and int(ids.max()) >= len(totals) - 1:
+            # a value that appeared after the totals were made: never counted
+            raise RuntimeError(f"label {key!r} has values the domain totals do not know")
+        out: Ints = totals[ids]
+        return out
+
+    def check(self, columns: NodeColumns) -> None:
+        """Raise unless the totals were made on `columns` (the caller then asks node by
+        node)."""
+        if columns is not self.columns:
+            raise RuntimeError("the domain totals were made on other node columns")
