@@ -18,6 +18,7 @@ from kubesched_dra.api import (
     ResourceSlice,
 )
 from kubesched_dra.controllers import ResourceClaimController
+from kubesched_dra.inventory import DeviceInventory, DeviceInventoryController
 
 
 def test_version_matches_distribution_metadata() -> None:
@@ -50,11 +51,21 @@ def test_hook_registers_the_resource_kinds() -> None:
     }
 
 
-def test_hooks_contribute_the_resourceclaim_controller() -> None:
+def test_hooks_contribute_the_controllers() -> None:
     cluster = MemoryCluster(dra_kind_registry(), VirtualClock())
-    (controller,) = hooks.kubesched_cluster_controllers(cluster)
-    assert isinstance(controller, ResourceClaimController)
-    assert controller.name == "resource_claim"
+    claims, inventories = hooks.kubesched_cluster_controllers(cluster)
+    assert isinstance(claims, ResourceClaimController) and claims.name == "resource_claim"
+    assert isinstance(inventories, DeviceInventoryController)
     chosen = ResourceClaimController()
     assert hooks.DRAHooks(resource_claims=chosen).kubesched_cluster_controllers(cluster) == [chosen]
     assert hooks.DRAHooks().kubesched_cluster_controllers(cluster) == []
+
+
+def test_hook_registers_the_device_inventory() -> None:
+    info = dra_kind_registry().get("simulation.kubesched.io/v1alpha1", "DeviceInventory")
+    assert info is not None
+    assert (info.plural, info.namespaced, info.model) == (
+        "deviceinventories",
+        False,
+        DeviceInventory,
+    )

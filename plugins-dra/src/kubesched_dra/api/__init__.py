@@ -61,6 +61,14 @@ from kubesched_dra.api._slice import (
     ResourceSlice,
     ResourceSliceSpec,
 )
+from kubesched_dra.api._validation_names import (
+    validate_driver_name,
+    validate_label,
+    validate_qualified_name,
+    validate_set,
+    validate_slice,
+)
+from kubesched_dra.api._validation_slice import validate_device_attribute, validate_device_taint
 
 __all__ = [
     "ALLOCATION_MODE_ALL",
@@ -116,4 +124,11 @@ __all__ = [
     "ResourceSlice",
     "ResourceSliceSpec",
     "dra_kinds",
+    "validate_device_attribute",
+    "validate_device_taint",
+    "validate_driver_name",
+    "validate_label",
+    "validate_qualified_name",
+    "validate_set",
+    "validate_slice",
 ]

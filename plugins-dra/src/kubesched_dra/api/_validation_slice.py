@@ -47,7 +47,7 @@ from kubesched_dra.api._validation_names import (
     validate_slice,
 )
 
-__all__ = ["validate_resource_slice"]
+__all__ = ["validate_device_attribute", "validate_device_taint", "validate_resource_slice"]
 
 _MAX_ATTRIBUTES_AND_CAPACITIES: Final = 32
 _MAX_ATTRIBUTE_VALUE_LENGTH: Final = 64
@@ -168,13 +168,15 @@ def _device(device: Device, path: Path, per_device_node_selection: bool) -> Erro
         errors.append(invalid(path, combined, detail))
     for name, attribute in device.attributes.items():
         errors += validate_qualified_name(name, path.child("attributes"))
-        errors += _attribute(attribute, path.child("attributes").key(name))
+        errors += validate_device_attribute(attribute, path.child("attributes").key(name))
     for name, capacity in device.capacity.items():
         errors += validate_qualified_name(name, path.child("capacity"))
         if capacity.request_policy is not None and not device.allow_multiple_allocations:
             policy_path = path.child("capacity").key(name).child("requestPolicy")
             errors.append(forbidden(policy_path, "allowMultipleAllocations must be true"))
-    errors += validate_slice(device.taints, _MAX_TAINTS, _taint, path.child("taints"))
+    errors += validate_slice(
+        device.taints, _MAX_TAINTS, validate_device_taint, path.child("taints")
+    )
     errors += validate_set(
         device.consumes_counters,
         _MAX_COUNTER_CONSUMPTIONS,
@@ -228,7 +230,7 @@ def _device_nodes(device: Device, path: Path, per_device_node_selection: bool) -
     return errors
 
 
-def _attribute(attribute: DeviceAttribute, path: Path) -> ErrorList:
+def validate_device_attribute(attribute: DeviceAttribute, path: Path) -> ErrorList:
     """upstream validateDeviceAttribute: exactly one value; strings and versions at most
     64 bytes, versions semver 2.0.0."""
     errors: ErrorList = []
@@ -252,7 +254,7 @@ def _attribute(attribute: DeviceAttribute, path: Path) -> ErrorList:
     return errors
 
 
-def _taint(taint: DeviceTaint, path: Path) -> ErrorList:
+def validate_device_taint(taint: DeviceTaint, path: Path) -> ErrorList:
     """upstream validateDeviceTaint (on create)."""
     errors = validate_label_name(taint.key, path.child("key"))
     if taint.value:

@@ -25,7 +25,6 @@ again and released again, without end).
 from __future__ import annotations
 
 import asyncio
-import logging
 from typing import Any, Final, cast
 
 from kubesched import ConflictError, KubeschedError, NotFoundError
@@ -38,6 +37,7 @@ from kubesched_dra.api import (
     ResourceClaimConsumerReference,
     ResourceClaimTemplate,
 )
+from kubesched_dra.controllers._queue import KeyQueue
 from kubesched_dra.resourceclaim import (
     ClaimNotCreatedError,
     claim_name,
@@ -53,10 +53,7 @@ FAILED_RESOURCE_CLAIM_CREATION: Final = "FailedResourceClaimCreation"
 
 _POD: Final = "pod:"
 _CLAIM: Final = "claim:"
-_MAX_RETRIES: Final = 5
 _MAX_BASE_LEN: Final = 57  # a 63-character name less "-" and 5 random characters
-
-_log = logging.getLogger(__name__)
 
 
 class ResourceClaimController:
@@ -67,8 +64,7 @@ class ResourceClaimController:
 
     def __init__(self) -> None:
         self._cluster: Cluster | None = None
-        self._keys: dict[str, int] = {}  # key -> retries so far, in arrival order
-        self._task: asyncio.Task[None] | None = None
+        self._queue = KeyQueue(self.name, self._sync, retry_on=(ConflictError, NotFoundError))
         self._deleted_pods: set[str] = set()  # uids (upstream's deletedObjects cache)
         self._claims_of_pod: dict[str, set[str]] = {}  # pod key -> claim keys
         self._pods_of_claim: dict[str, set[str]] = {}  # claim key -> pod keys
@@ -88,10 +84,7 @@ class ResourceClaimController:
         cluster.watch("ResourceClaimTemplate", self._on_template)
 
     def busy(self) -> bool:
-        if self._keys:
-            self._ensure_worker()
-            return True
-        return self._task is not None and not self._task.done()
+        return self._queue.busy()
 
     # -- events ---------------------------------------------------------------------------
     def _on_pod(self, event: WatchEvent) -> None:
@@ -196,37 +189,14 @@ class ResourceClaimController:
             del self._claims_of_owner[owner[1]]
 
     # -- the queue ------------------------------------------------------------------------
-    def _add(self, key: str, retries: int = 0) -> None:
-        self._keys.setdefault(key, retries)
-        self._ensure_worker()
+    def _add(self, key: str) -> None:
+        self._queue.add(key)
 
-    def _ensure_worker(self) -> None:
-        if self._task is not None and not self._task.done():
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return  # keys queued before the loop runs start their worker at busy()
-        self._task = loop.create_task(self._run(), name=f"{self.name}-worker")
-
-    async def _run(self) -> None:
-        while self._keys:
-            key = next(iter(self._keys))
-            retries = self._keys.pop(key)
-            try:
-                if key.startswith(_POD):
-                    await self.sync_pod(*_split(key[len(_POD) :]))
-                else:
-                    await self.sync_claim(*_split(key[len(_CLAIM) :]))
-            except asyncio.CancelledError:
-                raise
-            except (ConflictError, NotFoundError):
-                # a write raced another one: sync again from the current objects
-                if retries + 1 < _MAX_RETRIES:
-                    self._add(key, retries + 1)
-                else:
-                    _log.warning("%s: giving up on %s", self.name, key, exc_info=True)
-            await asyncio.sleep(0)
+    async def _sync(self, key: str) -> None:
+        if key.startswith(_POD):
+            await self.sync_pod(*_split(key[len(_POD) :]))
+        else:
+            await self.sync_claim(*_split(key[len(_CLAIM) :]))
 
     # -- pods -----------------------------------------------------------------------------
     async def sync_pod(self, namespace: str, name: str) -> None:

@@ -1,0 +1,127 @@
+"""The DeviceInventory controller of the embedded cluster: publishes each inventory's
+devices as ResourceSlices on the nodes it selects, as a DRA driver's kubelet plugin
+publishes a node's devices.
+
+A node that starts matching (created, or relabelled) gets its slices; one that stops
+matching, or is deleted, loses them (upstream: the garbage collector deletes slices whose
+owner Node is gone); an inventory created, changed or deleted is applied to every node.
+A changed inventory replaces the node's pool with the next generation. Slices it did not
+make (no `simulation.kubesched.io/device-inventory` label) are left alone.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from kubesched.api import Node
+from kubesched.cluster import Cluster, WatchEvent
+from kubesched_dra.api import ResourceSlice, ResourceSliceSpec
+from kubesched_dra.controllers._queue import KeyQueue
+from kubesched_dra.inventory._expand import INVENTORY_LABEL, slices_for
+from kubesched_dra.inventory._models import DeviceInventory
+
+__all__ = ["DeviceInventoryController"]
+
+_ALL: Final = ""
+
+
+class DeviceInventoryController:
+    """Keeps the ResourceSlices of every DeviceInventory in the memory cluster (a
+    `kubesched.cluster.Controller`)."""
+
+    name = "device-inventory"
+
+    def __init__(self) -> None:
+        self._cluster: Cluster | None = None
+        self._queue = KeyQueue(self.name, self._sync)  # node names, or _ALL for every node
+
+    @property
+    def cluster(self) -> Cluster:
+        assert self._cluster is not None, "DeviceInventoryController.start() was not called"
+        return self._cluster
+
+    def start(self, cluster: Cluster) -> None:
+        self._cluster = cluster
+        cluster.watch("Node", self._on_node)
+        cluster.watch("DeviceInventory", self._on_inventory)
+
+    def busy(self) -> bool:
+        return self._queue.busy()
+
+    def _on_node(self, event: WatchEvent) -> None:
+        old, new = event.old, event.obj
+        if (
+            event.type == "MODIFIED"
+            and old is not None
+            and old.metadata.labels == new.metadata.labels
+        ):
+            return
+        self._add(new.metadata.name)
+
+    def _on_inventory(self, event: WatchEvent) -> None:
+        if event.type == "MODIFIED" and event.old is not None and event.old.spec == event.obj.spec:
+            return
+        self._add(_ALL)
+
+    def _add(self, node: str) -> None:
+        self._queue.add(node)
+
+    async def _sync(self, node: str) -> None:
+        if node != _ALL:
+            await self.sync_node(node)
+            return
+        names = {n.metadata.name for n in self.cluster.list("Node")}
+        names |= {s.spec.node_name for s in self._ours() if s.spec.node_name}
+        for name in sorted(names):
+            await self.sync_node(name)
+
+    def _ours(self) -> list[ResourceSlice]:
+        return [
+            s
+            for s in self.cluster.list("ResourceSlice")
+            if isinstance(s, ResourceSlice) and INVENTORY_LABEL in s.metadata.labels
+        ]
+
+    async def sync_node(self, name: str) -> None:
+        """Bring the node's inventory slices to what the inventories say now: per
+        inventory, create, replace (next pool generation) or delete them."""
+        node: Node | None = self.cluster.get("Node", name)
+        existing: dict[str, list[ResourceSlice]] = {}
+        for s in self._ours():
+            if s.spec.node_name == name:
+                existing.setdefault(s.metadata.labels[INVENTORY_LABEL], []).append(s)
+        wanted = {
+            inv.metadata.name: inv
+            for inv in self.cluster.list("DeviceInventory")
+            if isinstance(inv, DeviceInventory)
+            and node is not None
+            and inv.selects(name, node.metadata.labels)
+        }
+        for inventory_name, slices in existing.items():
+            inventory = wanted.get(inventory_name)
+            if inventory is not None and node is not None and _same(slices, inventory, node):
+                del wanted[inventory_name]
+                continue
+            for s in slices:
+                await self.cluster.delete("ResourceSlice", s.metadata.name)
+            if inventory is not None and node is not None:
+                generation = max(s.spec.pool.generation for s in slices) + 1
+                for new in slices_for(inventory, node, generation):
+                    await self.cluster.create(new)
+                del wanted[inventory_name]
+        for inventory in wanted.values():
+            assert node is not None
+            for new in slices_for(inventory, node):
+                await self.cluster.create(new)
+
+
+def _same(slices: list[ResourceSlice], inventory: DeviceInventory, node: Node) -> bool:
+    """Whether the node's slices of `inventory` hold what it would publish now."""
+    generation = slices[0].spec.pool.generation
+    wanted = [s.spec for s in slices_for(inventory, node, generation)]
+    return sorted((s.spec for s in slices), key=_first_device) == wanted
+
+
+def _first_device(spec: ResourceSliceSpec) -> str:
+    """Slices of one pool in the order `slices_for` makes them: by their first device."""
+    return spec.devices[0].name if spec.devices else ""
