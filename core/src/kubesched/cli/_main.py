@@ -8,6 +8,7 @@ import click
 
 from kubesched import __version__
 from kubesched._errors import KubeschedError
+from kubesched.cli._compare import compare_command
 from kubesched.cli._config import config_group
 from kubesched.cli._conformance import conformance_command
 from kubesched.cli._new_plugin import new_plugin_command, update_plugin_command
@@ -38,6 +39,7 @@ cli.add_command(new_plugin_command)
 cli.add_command(update_plugin_command)
 cli.add_command(run_command)
 cli.add_command(schema_group)
+cli.add_command(compare_command)
 
 
 def main(argv: list[str] | None = None) -> int:

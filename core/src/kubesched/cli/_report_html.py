@@ -1,4 +1,4 @@
-"""`kubesched simulate --report out.html` and `kubesched schema report`."""
+"""`kubesched simulate --report out.html` and `kubesched schema report|compare`."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import click
 
+from kubesched.compare import comparison_schema
 from kubesched.report import AttemptLog, html_document, render_html, schema_text
 from kubesched.simulate import SimulationResult
 
@@ -42,3 +43,10 @@ def schema_report_command() -> None:
     """The JSON Schema of the simulation report: `kubesched simulate -o json` and the data
     of the HTML report (`--report`)."""
     click.echo(schema_text(), nl=False)
+
+
+@schema_group.command("compare")
+def schema_compare_command() -> None:
+    """The JSON Schema of a comparison: `kubesched compare -o json` and the data of its
+    HTML report."""
+    click.echo(schema_text(comparison_schema()), nl=False)

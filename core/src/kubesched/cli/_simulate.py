@@ -42,9 +42,12 @@ __all__ = [
     "PhaseProgress",
     "left_out_reason",
     "nodes_table",
+    "output_option",
     "render_result",
     "section_table",
     "simulate_command",
+    "until_seconds",
+    "validate_option",
 ]
 
 
@@ -96,6 +99,27 @@ def _evicted(result: SimulationResult, key: str) -> str:
     return ""
 
 
+output_option = click.option(
+    "--output",
+    "-o",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+    help="A table for people or JSON for programs.",
+)
+"""`--output table|json` (simulate, compare)."""
+
+validate_option = click.option(
+    "--validate",
+    type=click.Choice(["strict", "warn", "ignore"]),
+    default="strict",
+    show_default=True,
+    help="A field no Kubernetes type has (a typo such as `resource:`), as kubectl apply "
+    "--validate: an error, a warning on stderr, or not looked for.",
+)
+"""`--validate strict|warn|ignore` (simulate, compare)."""
+
+
 @click.command("simulate")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, allow_dash=True))
 @click.option(
@@ -111,14 +135,7 @@ def _evicted(result: SimulationResult, key: str) -> str:
     show_default=True,
     help="Seed for tie-breaking and uids: the same input and seed give the same output.",
 )
-@click.option(
-    "--output",
-    "-o",
-    type=click.Choice(["table", "json"]),
-    default="table",
-    show_default=True,
-    help="A table for people or JSON for programs.",
-)
+@output_option
 @click.option(
     "--until",
     "until",
@@ -158,14 +175,7 @@ def _evicted(result: SimulationResult, key: str) -> str:
     help="Print only the summary and how many pods are not bound for each reason (JSON: "
     '{"summary", "reasons", "skipped"}).',
 )
-@click.option(
-    "--validate",
-    type=click.Choice(["strict", "warn", "ignore"]),
-    default="strict",
-    show_default=True,
-    help="A field no Kubernetes type has (a typo such as `resource:`), as kubectl apply "
-    "--validate: an error, a warning on stderr, or not looked for.",
-)
+@validate_option
 @click.option(
     "--no-fast-path",
     "no_fast_path",
@@ -213,12 +223,7 @@ def simulate_command(
 ) -> None:
     """Load PATHS (manifest files or folders), schedule every pending pod on virtual time
     and report where each one went, or why it could not be placed."""
-    until_s = None
-    if until is not None:
-        try:
-            until_s = parse_duration(until)
-        except ValueError as exc:
-            raise click.BadParameter(str(exc), param_hint="--until") from exc
+    until_s = until_seconds(until)
     log = AttemptLog() if report is not None else None
     run = functools.partial(
         simulate,
@@ -262,6 +267,16 @@ def simulate_command(
     render_result(result, console, only=only, summary_only=summary_only)
     for key in explain:
         _render_explained(result, key, console)
+
+
+def until_seconds(until: str | None) -> float | None:
+    """The seconds of `--until` (None when not given); a bad duration is a usage error."""
+    if until is None:
+        return None
+    try:
+        return parse_duration(until)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--until") from exc
 
 
 def _warn(message: str) -> None:

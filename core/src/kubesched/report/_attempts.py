@@ -27,26 +27,36 @@ from kubesched.scheduler import (
     SchedulerObserver,
 )
 
-__all__ = ["AttemptLog", "compact_attempt", "expand_attempt"]
+__all__ = ["AttemptLog", "ClusterWatch", "compact_attempt", "expand_attempt"]
 
 
-class AttemptLog(SchedulerObserver):
+class ClusterWatch(SchedulerObserver):
+    """Keeps the cluster the loop schedules (taken from the first attempt's framework), so
+    a report can read the cluster as the run left it: the nodes' zones, the pods' labels,
+    gangs and claims. None when no pod was attempted."""
+
+    def __init__(self) -> None:
+        self.cluster: Cluster | None = None
+
+    def attempt_started(self, qpi: QueuedPodInfo, fwk: Framework, state: CycleState) -> None:
+        if self.cluster is None:
+            self.cluster = fwk.cluster
+
+
+class AttemptLog(ClusterWatch):
     """Records every scheduling attempt (add it to `simulate(observers=...)`)."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.attempts: dict[str, list[dict[str, Any]]] = {}
         """Pod key (`namespace/name`) → its attempts in order (`AttemptRecord` dicts)."""
-        self.cluster: Cluster | None = None
-        """The cluster the loop schedules (taken from the first attempt's framework), for
-        the report's details of pods and nodes."""
         self._counts: dict[str, int] = {}
         self._current: tuple[CycleExplainer, bool, str] | None = None
 
     def attempt_started(self, qpi: QueuedPodInfo, fwk: Framework, state: CycleState) -> None:
+        super().attempt_started(qpi, fwk, state)
         pod = qpi.pod
         uid = pod.metadata.uid
-        if self.cluster is None:
-            self.cluster = fwk.cluster
         self._counts[uid] = attempt = self._counts.get(uid, 0) + 1
         recorder = recorder_of(state)
         if isinstance(recorder, CycleExplainer):

@@ -30,45 +30,48 @@ from kubesched.report._charts import (
 from kubesched.report._format import format_amount
 from kubesched.report._models import NodeRecord, SimulationReport
 
-__all__ = ["HEATMAP_TABLE_NODES", "render_html"]
+__all__ = ["HEATMAP_TABLE_NODES", "render_html", "render_page"]
 
 HEATMAP_TABLE_NODES: Final = 60
 """Up to this many nodes, allocation is a table (a row per node); beyond, a tile map."""
-
-_TEMPLATES = resources.files("kubesched.report") / "templates"
 
 
 def render_html(document: dict[str, Any]) -> str:
     """The page for a report document (`html_document`); ValidationError when the
     document does not match `SimulationReport`."""
     report = SimulationReport.model_validate(document)
-    env = jinja2.Environment(
-        loader=jinja2.FunctionLoader(_template_source),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    template = env.get_template("report.html.j2")
-    return template.render(
+    return render_page(
+        "kubesched.report",
+        "report.html.j2",
+        document,
         report=report,
         cards=_cards(report),
         allocation=_allocation(report),
         timeline=_timeline(report),
         latency=_latency(report),
-        style=Markup(_asset("report.css")),
-        script=Markup(_asset("report.js")),
-        data=Markup(_script_json(document)),
-        heat_color=heat_color,
+        script=Markup(_asset("kubesched.report", "report.js")),
     )
 
 
-def _template_source(name: str) -> str:
-    return _asset(name)
+def render_page(package: str, template: str, document: dict[str, Any], **context: Any) -> str:
+    """A self-contained page from `template` in `package`'s `templates` folder, given the
+    report's stylesheet as `style` and `document` as embeddable JSON (`data`)."""
+    env = jinja2.Environment(
+        loader=jinja2.FunctionLoader(lambda name: _asset(package, name)),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    return env.get_template(template).render(
+        style=Markup(_asset("kubesched.report", "report.css")),
+        data=Markup(_script_json(document)),
+        **context,
+    )
 
 
-def _asset(name: str) -> str:
-    return (_TEMPLATES / name).read_text(encoding="utf-8")
+def _asset(package: str, name: str) -> str:
+    return (resources.files(package) / "templates" / name).read_text(encoding="utf-8")
 
 
 def _script_json(document: dict[str, Any]) -> str:

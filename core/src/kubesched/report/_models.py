@@ -35,6 +35,7 @@ __all__ = [
     "PodErrorRecord",
     "PodRecord",
     "ReasonRecord",
+    "ReportModel",
     "SectionTable",
     "SimulationReport",
     "SkippedRecord",
@@ -48,13 +49,15 @@ REPORT_VERSION: Final = 1
 """The report format's version: the `version` key of every JSON report."""
 
 
-class _Model(BaseModel):
+class ReportModel(BaseModel):
+    """The base of the report's models: camelCase keys, unknown keys refused."""
+
     model_config: ClassVar[ConfigDict] = ConfigDict(
         alias_generator=to_camel, populate_by_name=True, extra="forbid"
     )
 
 
-class PodErrorRecord(_Model):
+class PodErrorRecord(ReportModel):
     """Where the Error status of an `Error` pod's last attempt came from."""
 
     plugin: str
@@ -65,7 +68,7 @@ class PodErrorRecord(_Model):
     """The formatted traceback (only for pods named by --explain, else "")."""
 
 
-class PodRecord(_Model):
+class PodRecord(ReportModel):
     """One pod: where it went, or why it is not there."""
 
     namespace: str
@@ -89,7 +92,7 @@ class PodRecord(_Model):
     """Seconds from creation to binding by the scheduler (null: not bound by it)."""
 
 
-class NodeRecord(_Model):
+class NodeRecord(ReportModel):
     """One node's allocatable and requested resources (CPU in millicores, others in base
     units, `pods` the number of pods)."""
 
@@ -99,7 +102,7 @@ class NodeRecord(_Model):
     pods: int
 
 
-class SummaryRecord(_Model):
+class SummaryRecord(ReportModel):
     """How many pods ended in each status, and the run."""
 
     pods: int
@@ -119,7 +122,7 @@ class SummaryRecord(_Model):
     attempts: int
 
 
-class ReasonRecord(_Model):
+class ReasonRecord(ReportModel):
     """How many pods are not bound with this status and message."""
 
     status: PodOutcome
@@ -127,7 +130,7 @@ class ReasonRecord(_Model):
     count: int
 
 
-class SkippedRecord(_Model):
+class SkippedRecord(ReportModel):
     """Objects left out because no installed package registers their kind."""
 
     api_version: str
@@ -138,7 +141,7 @@ class SkippedRecord(_Model):
     reason: str
 
 
-class NodeExplanationRecord(_Model):
+class NodeExplanationRecord(ReportModel):
     """One node in an explanation (`--explain`): each Filter plugin's verdict, each Score
     plugin's scores."""
 
@@ -155,7 +158,7 @@ class NodeExplanationRecord(_Model):
     total: int | None
 
 
-class ExplanationRecord(_Model):
+class ExplanationRecord(ReportModel):
     """A pod's last attempt plugin by plugin (`--explain POD`)."""
 
     pod: str
@@ -168,7 +171,7 @@ class ExplanationRecord(_Model):
     notes: list[str]
 
 
-class PodCounts(_Model):
+class PodCounts(ReportModel):
     """Pods by state and the nodes, at one instant: `bound` pods on a node and running
     (terminating ones included, as they still hold their node), `pending` pods without a
     node, `nodes` the Nodes then in the cluster."""
@@ -198,7 +201,7 @@ class TimelinePointRecord(PodCounts):
     """The pod and node counts from virtual second `at` until the next point."""
 
 
-class LatencyRecord(_Model):
+class LatencyRecord(ReportModel):
     """Scheduling latency (created → bound) of the pods the scheduler bound, in seconds;
     nearest-rank percentiles, null when no pod was bound."""
 
@@ -209,12 +212,12 @@ class LatencyRecord(_Model):
     max: float | None
 
 
-class TimelineRecord(_Model):
+class TimelineRecord(ReportModel):
     points: list[TimelinePointRecord]
     latency: LatencyRecord
 
 
-class DetailLines(_Model):
+class DetailLines(ReportModel):
     """A Filter plugin's `explain_filter` lines about a node it rejected."""
 
     node: int
@@ -223,14 +226,14 @@ class DetailLines(_Model):
     lines: list[str]
 
 
-class NominatedPods(_Model):
+class NominatedPods(ReportModel):
     """Pods nominated to a node that Filter counted as if running there."""
 
     node: int
     pods: list[str]
 
 
-class AttemptRecord(_Model):
+class AttemptRecord(ReportModel):
     """One scheduling attempt of a pod, plugin by plugin (what `--explain` shows), in a
     compact form: nodes are indices into `nodes`; a Filter plugin of `filterPlugins`
     passed every node not in its `verdicts` groups (and not `excluded`); a Score plugin's
@@ -270,7 +273,7 @@ class AttemptRecord(_Model):
     notes: list[str] = Field(default_factory=list)
 
 
-class VolumeClaimRecord(_Model):
+class VolumeClaimRecord(ReportModel):
     """A PersistentVolumeClaim a pod uses."""
 
     name: str
@@ -280,7 +283,7 @@ class VolumeClaimRecord(_Model):
     """The PersistentVolume it is bound to."""
 
 
-class PodDetails(_Model):
+class PodDetails(ReportModel):
     """What the HTML report shows of a pod beyond its result."""
 
     priority: int
@@ -293,7 +296,7 @@ class PodDetails(_Model):
     labels: dict[str, str] = Field(default_factory=dict)
 
 
-class SectionTable(_Model):
+class SectionTable(ReportModel):
     """A report section as its table (`ReportSection`'s title, columns, rows, caption)."""
 
     title: str
@@ -302,7 +305,7 @@ class SectionTable(_Model):
     caption: str
 
 
-class SimulationReport(_Model):
+class SimulationReport(ReportModel):
     """A simulation's report: `kubesched simulate -o json` (the full form or, with
     --summary, `summary`, `reasons`, `skipped`, `checkpoints`) and the data of the HTML
     report (`--report`), which adds `attempts`, `details`, `zones`, `sectionTables` and `title`."""

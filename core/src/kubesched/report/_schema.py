@@ -1,39 +1,43 @@
-"""The report's published JSON Schema, generated from the pydantic models (`_models`).
-
-`schema/simulation-report.schema.json` is this schema written out (a test keeps the file
-equal to what the models generate); `kubesched schema report` prints it.
+"""The published JSON Schemas of kubesched's JSON documents, generated from their pydantic
+models: `schema/simulation-report.schema.json` here (the simulation's report) and
+`kubesched/compare/schema/comparison.schema.json` (a comparison). Tests keep each file equal
+to what its models generate; `kubesched schema report|compare` prints them.
 """
 
 from __future__ import annotations
 
 import json
 from importlib import resources
-from typing import Any, Final
+from typing import Any
+
+from pydantic import BaseModel
 
 from kubesched.report._models import REPORT_VERSION, SimulationReport
 
-__all__ = ["SCHEMA_FILE", "SCHEMA_ID", "published_schema", "report_schema", "schema_text"]
-
-SCHEMA_ID: Final = f"https://kubesched.io/schemas/simulation-report.v{REPORT_VERSION}.json"
-SCHEMA_FILE: Final = "simulation-report.schema.json"
-"""The file name of the published schema, in the package's `schema` folder."""
+__all__ = ["model_schema", "published_schema", "report_schema", "schema_text"]
 
 
-def report_schema() -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12) of a report document (`SimulationReport`)."""
-    schema = SimulationReport.model_json_schema(by_alias=True, mode="serialization")
+def model_schema(model: type[BaseModel], name: str) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of documents of `model`, with its `$id`."""
+    schema = model.model_json_schema(by_alias=True, mode="serialization")
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": SCHEMA_ID,
+        "$id": f"https://kubesched.io/schemas/{name}.v{REPORT_VERSION}.json",
         **schema,
     }
 
 
-def schema_text() -> str:
-    """The schema as the published file holds it (indented, a newline at the end)."""
-    return json.dumps(report_schema(), indent=2) + "\n"
+def report_schema() -> dict[str, Any]:
+    """The JSON Schema of a simulation's report (`SimulationReport`)."""
+    return model_schema(SimulationReport, "simulation-report")
 
 
-def published_schema() -> str:
-    """The schema file shipped in the package."""
-    return (resources.files("kubesched.report") / "schema" / SCHEMA_FILE).read_text("utf-8")
+def schema_text(schema: dict[str, Any] | None = None) -> str:
+    """A schema (the report's by default) as its published file holds it: indented, a
+    newline at the end."""
+    return json.dumps(report_schema() if schema is None else schema, indent=2) + "\n"
+
+
+def published_schema(package: str = "kubesched.report", name: str = "simulation-report") -> str:
+    """The schema file `schema/<name>.schema.json` shipped in `package`."""
+    return (resources.files(package) / "schema" / f"{name}.schema.json").read_text("utf-8")
