@@ -37,6 +37,7 @@ from kubesched.framework import (
 from kubesched_builtin.balancedallocation.args import NodeResourcesBalancedAllocationArgs
 from kubesched_builtin.balancedallocation.vectorized import balanced_array, balanced_scores
 from kubesched_builtin.helper.columns import snapshot_rows
+from kubesched_builtin.helper.row_amounts import RowAmounts, row_amounts
 from kubesched_builtin.names import NODE_RESOURCES_BALANCED_ALLOCATION
 
 __all__ = [
@@ -161,7 +162,9 @@ class NodeResourcesBalancedAllocation(
         requests = self._requests(state, pod)
         if requests is None:
             return [0] * len(nodes), None
-        scores = balanced_scores(nodes, self.resources, requests, snapshot_rows(self.handle, nodes))
+        rows = snapshot_rows(self.handle, nodes)
+        amounts = None if rows is None else RowAmounts(*rows)
+        scores = balanced_scores(nodes, self.resources, requests, amounts)
         if scores is None:
             return [self.score(state, pod, n)[0] for n in nodes], None
         return scores, None
@@ -174,7 +177,8 @@ class NodeResourcesBalancedAllocation(
         requests = self._requests(state, pod)
         if requests is None:
             return np.zeros(len(rows), np.int64), None
-        scores = balanced_array((), self.resources, requests, (columns, rows))
+        # the rows' amounts, shared with NodeResourcesFit
+        scores = balanced_array((), self.resources, requests, row_amounts(state, columns, rows))
         if scores is None:
             raise OverflowError("amounts beyond int64")
         return scores, None

@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from kubesched.api import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
 from kubesched.framework import MAX_NODE_SCORE, NodeInfo
-from kubesched_builtin.helper.columns import Rows
+from kubesched_builtin.helper.row_amounts import RowAmounts
 
 __all__ = ["SAFE_AMOUNT", "balanced_array", "balanced_scores"]
 
@@ -30,23 +30,25 @@ plugin scores node by node."""
 
 
 def _gather(
-    nodes: Sequence[NodeInfo], rows: Rows | None, resource: str, pod_request: int
+    nodes: Sequence[NodeInfo], amounts: RowAmounts | None, resource: str, pod_request: int
 ) -> tuple[Ints, Ints] | None:
     """(allocatable, requested incl. the pod) of `resource` on each node, as
-    `plugin.allocatable_and_requested` gives them: from the snapshot's columns at `rows`
-    when given, else from the node infos; None when no node counts it."""
-    size = len(nodes) if rows is None else len(rows[1])
+    `plugin.allocatable_and_requested` gives them: from the snapshot's columns through
+    `amounts` when given, else from the node infos; None when no node counts it."""
+    size = len(nodes) if amounts is None else len(amounts.rows)
     if resource not in (CPU, MEMORY, EPHEMERAL_STORAGE) and pod_request == 0:
         return None  # an extended resource the pod does not ask for
-    if rows is not None:
-        columns, at = rows
+    if amounts is not None:
         if resource == PODS:
             # the pod count is no scalar, and is left out like a missing one
-            alloc = req = np.zeros(size, np.int64)
-        else:
-            alloc = columns.column(columns.allocatable, resource)[at]
-            req = columns.column(columns.requested, resource)[at]
-    elif resource == CPU:
+            return np.zeros(size, np.int64), np.full(size, pod_request, np.int64)
+        alloc, largest_alloc = amounts.get("allocatable", resource)
+        req, largest_req = amounts.get("requested", resource)
+        # a value saturated in the columns (beyond int64) fails this check too
+        if max(largest_alloc, largest_req) >= SAFE_AMOUNT:
+            raise OverflowError(resource)
+        return alloc, req + pod_request
+    if resource == CPU:
         alloc = np.fromiter((n.allocatable.milli_cpu for n in nodes), np.int64, size)
         req = np.fromiter((n.requested.milli_cpu for n in nodes), np.int64, size)
     elif resource == MEMORY:
@@ -59,7 +61,6 @@ def _gather(
         # `scalar`, not `get`: the pod count is no scalar, and is left out like a missing one
         alloc = np.fromiter((n.allocatable.scalar.get(resource, 0) for n in nodes), np.int64, size)
         req = np.fromiter((n.requested.scalar.get(resource, 0) for n in nodes), np.int64, size)
-    # a value saturated in the columns (beyond int64) fails this check too
     if size and max(int(np.abs(alloc).max()), int(np.abs(req).max())) >= SAFE_AMOUNT:
         raise OverflowError(resource)
     return alloc, req + pod_request
@@ -69,10 +70,10 @@ def balanced_scores(
     nodes: Sequence[NodeInfo],
     resources: Sequence[str],
     pod_requests: Sequence[int],
-    rows: Rows | None = None,
+    amounts: RowAmounts | None = None,
 ) -> list[int] | None:
     """`balanced_array` as a list of ints."""
-    scores = balanced_array(nodes, resources, pod_requests, rows)
+    scores = balanced_array(nodes, resources, pod_requests, amounts)
     return None if scores is None else scores.tolist()
 
 
@@ -80,32 +81,33 @@ def balanced_array(
     nodes: Sequence[NodeInfo],
     resources: Sequence[str],
     pod_requests: Sequence[int],
-    rows: Rows | None = None,
+    amounts: RowAmounts | None = None,
 ) -> Ints | None:
-    """`balanced_resource_score` of each node, read from the snapshot's columns at `rows`
-    when given (see `helper.columns`; `nodes` is then not read, and may be empty); None
+    """`balanced_resource_score` of each node, read from the snapshot's columns through
+    `amounts` (their rows) when given (`nodes` is then not read, and may be empty); None
     when an amount does not fit in int64 (the caller then scores node by node)."""
-    size = len(nodes) if rows is None else len(rows[1])
+    size = len(nodes) if amounts is None else len(amounts.rows)
     if any(abs(r) >= SAFE_AMOUNT for r in pod_requests):
         return None
     fractions: list[tuple[npt.NDArray[np.bool_], Floats]] = []
+    everywhere = True  # every node counts every resource
     try:
         for resource, pod_request in zip(resources, pod_requests, strict=True):
-            pair = _gather(nodes, rows, resource, pod_request)
+            pair = _gather(nodes, amounts, resource, pod_request)
             if pair is None:
                 continue
             alloc, req = pair
             counted = alloc != 0
+            # int64 / int64 divides as float64, the conversions the per-node form makes
             if counted.all():  # the usual case: no masking needed
-                fraction = np.minimum(req.astype(np.float64) / alloc.astype(np.float64), 1.0)
-                fractions.append((counted, fraction))
+                fractions.append((counted, np.minimum(req / alloc, 1.0)))
                 continue
-            safe = np.where(counted, alloc, 1).astype(np.float64)
-            fraction = np.minimum(req.astype(np.float64) / safe, 1.0)
+            everywhere = False
+            fraction = np.minimum(req / np.where(counted, alloc, 1), 1.0)
             fractions.append((counted, np.where(counted, fraction, 0.0)))
     except OverflowError:
         return None
-    if len(fractions) == 2 and all(counted.all() for counted, _ in fractions):
+    if len(fractions) == 2 and everywhere:
         # every node counts the same two resources (cpu and memory, usually): half their
         # difference, the same operations as below without the masks
         half: Floats = np.abs((fractions[0][1] - fractions[1][1]) / 2)

@@ -42,6 +42,7 @@ from kubesched.framework import (
     Status,
 )
 from kubesched_builtin.helper.columns import snapshot_rows
+from kubesched_builtin.helper.row_amounts import RowAmounts, row_amounts
 from kubesched_builtin.helper.state import read_state
 from kubesched_builtin.names import NODE_RESOURCES_FIT
 from kubesched_builtin.noderesources import vectorized
@@ -207,7 +208,8 @@ class NodeResourcesFit(
         columns; node by node when an amount is too large for exact int64 arithmetic."""
         requests = self._scoring_requests(state, pod)
         rows = snapshot_rows(self.handle, nodes)
-        columns = vectorized.scoring_columns(nodes, self.resources, requests, rows)
+        amounts = None if rows is None else RowAmounts(*rows)
+        columns = vectorized.scoring_columns(nodes, self.resources, requests, amounts)
         if columns is None:
             return [self.score(state, pod, n)[0] for n in nodes], None
         scores = vectorized.score_arrays(self.args.scoring_strategy, requests, columns)
@@ -219,7 +221,8 @@ class NodeResourcesFit(
         """Score on the snapshot's columns (ArrayScorePlugin), every strategy; raises (so
         `score` answers) when an amount is too large for exact int64 arithmetic."""
         requests = self._scoring_requests(state, pod)
-        found = vectorized.scoring_columns((), self.resources, requests, (columns, rows))
+        amounts = row_amounts(state, columns, rows)  # shared with BalancedAllocation
+        found = vectorized.scoring_columns((), self.resources, requests, amounts)
         if found is None:
             raise OverflowError("amounts beyond int64")
         return vectorized.score_arrays(self.args.scoring_strategy, requests, found), None

@@ -17,6 +17,7 @@ import numpy.typing as npt
 from kubesched.api import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
 from kubesched.framework import MAX_NODE_SCORE, NodeColumns, NodeInfo, Resource
 from kubesched_builtin.helper.columns import Rows
+from kubesched_builtin.helper.row_amounts import RowAmounts, Table
 from kubesched_builtin.noderesources.args import (
     LEAST_ALLOCATED,
     MOST_ALLOCATED,
@@ -244,7 +245,8 @@ def _score_all_allocatable(
         if not alloc.all():
             return None
         if strategy.type == LEAST_ALLOCATED:
-            score = np.where(req > alloc, 0, (alloc - req) * MAX_NODE_SCORE // alloc)
+            # 0 where the request exceeds the node, as np.where(req > alloc, 0, ...) has it
+            score = np.maximum(alloc - req, 0) * MAX_NODE_SCORE // alloc
         else:
             score = np.minimum(req, alloc) * MAX_NODE_SCORE // alloc
         node_score = node_score + (score * spec.weight if spec.weight != 1 else score)
@@ -258,41 +260,50 @@ def scoring_columns(
     nodes: Sequence[NodeInfo],
     resources: Sequence[str],
     pod_requests: Sequence[int],
-    rows: Rows | None = None,
+    amounts: RowAmounts | None = None,
 ) -> ScoringColumns | None:
     """The arrays `score_arrays` reads for the resources it scores, of `nodes` alone (the
-    cycle's feasible nodes): read from the snapshot's columns at `rows` when given, else
-    gathered from the node infos.
+    cycle's feasible nodes): read from the snapshot's columns through `amounts` (their
+    rows) when given, else gathered from the node infos.
 
     None when an amount, of a node or of the pod, is too large for exact int64 arithmetic
-    (see SAFE_AMOUNT). With `rows`, `nodes` is not read (it may be empty)."""
+    (see SAFE_AMOUNT). With `amounts`, `nodes` is not read (it may be empty)."""
     if any(abs(r) >= SAFE_AMOUNT for r in pod_requests):
         return None
-    size = len(nodes) if rows is None else len(rows[1])
+    size = len(nodes) if amounts is None else len(amounts.rows)
     alloc: dict[str, Ints] = {}
     req: dict[str, Ints] = {}
     non_zero: dict[str, Ints] = {}
-    try:
-        for name, pod_request in zip(resources, pod_requests, strict=True):
-            if name in (CPU, MEMORY):
-                alloc[name] = _read(nodes, rows, "allocatable", name)
-                non_zero[name] = _read(nodes, rows, "non_zero_requested", name)
-            elif scored_resource(name, pod_request):
-                alloc[name] = _read(nodes, rows, "allocatable", name)
-                req[name] = _read(nodes, rows, "requested", name)
-    except OverflowError:
-        return None
-    for table in (alloc, req, non_zero):
-        for column in table.values():
-            if size and int(np.abs(column).max()) >= SAFE_AMOUNT:
+    for name, pod_request in zip(resources, pod_requests, strict=True):
+        if name in (CPU, MEMORY):
+            tables: tuple[tuple[Table, dict[str, Ints]], ...] = (
+                ("allocatable", alloc),
+                ("non_zero_requested", non_zero),
+            )
+        elif scored_resource(name, pod_request):
+            tables = (("allocatable", alloc), ("requested", req))
+        else:
+            continue
+        for table, into in tables:
+            found = _read(nodes, amounts, table, name)
+            if found is None:
                 return None
+            into[name] = found
     return ScoringColumns(size, alloc, req, non_zero)
 
 
-def _read(nodes: Sequence[NodeInfo], rows: Rows | None, table: str, name: str) -> Ints:
-    """Column `table` (a NodeColumns/NodeInfo attribute) of resource `name` for `nodes`; a
-    value saturated in the columns fails the caller's SAFE_AMOUNT check."""
-    if rows is not None:
-        columns, at = rows
-        return columns.column(getattr(columns, table), name)[at]
-    return np.fromiter((getattr(n, table).get(name) for n in nodes), np.int64, len(nodes))
+def _read(
+    nodes: Sequence[NodeInfo], amounts: RowAmounts | None, table: Table, name: str
+) -> Ints | None:
+    """Column `table` (a NodeColumns/NodeInfo attribute) of resource `name` for the nodes;
+    None when an amount is not below SAFE_AMOUNT (a value saturated in the columns is
+    not either)."""
+    if amounts is not None:
+        column, largest = amounts.get(table, name)
+    else:
+        try:
+            column = np.fromiter((getattr(n, table).get(name) for n in nodes), np.int64, len(nodes))
+        except OverflowError:
+            return None
+        largest = int(np.abs(column).max()) if len(column) else 0
+    return column if largest < SAFE_AMOUNT else None
