@@ -292,3 +292,35 @@ def test_different_words_never_get_the_same_pseudonym() -> None:
     assert len(set(mapped)) == len(words)
     assert all(m[0] in string.ascii_lowercase for m in mapped)
     assert [anonymizer.value(w) for w in words] == mapped  # each word keeps its pseudonym
+
+
+def test_the_volume_annotations_stay_with_their_names_renamed() -> None:
+    """A delayed-binding claim's selected node and its StorageClass annotation are read by
+    the PV controller and volume binding: kept, renamed as the node and class are."""
+    claim = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {
+            "name": "data-db-0",
+            "namespace": "shop",
+            "annotations": {
+                "volume.kubernetes.io/selected-node": "ip-10-0-1-23.ec2.internal",
+                "volume.beta.kubernetes.io/storage-class": "fast-ssd",
+                "volume.kubernetes.io/storage-provisioner": "ebs.csi.aws.com",
+                "pv.kubernetes.io/bind-completed": "yes",
+                "team": "payments",
+            },
+        },
+        "spec": {"storageClassName": "fast-ssd"},
+    }
+    anonymizer = Anonymizer([NODE, claim])
+    renamed = anonymizer.apply(claim)
+    annotations = renamed["metadata"]["annotations"]
+    assert annotations == {
+        "volume.kubernetes.io/selected-node": anonymizer.value("ip-10-0-1-23.ec2.internal"),
+        "volume.beta.kubernetes.io/storage-class": renamed["spec"]["storageClassName"],
+        "volume.kubernetes.io/storage-provisioner": "ebs.csi.aws.com",
+        "pv.kubernetes.io/bind-completed": "yes",
+    }
+    assert annotations["volume.kubernetes.io/selected-node"].startswith("node-")
+    assert renamed["spec"]["storageClassName"] != "fast-ssd"

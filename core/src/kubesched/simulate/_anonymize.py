@@ -24,9 +24,10 @@ of affinity terms, and the references by name (`nodeName`, `serviceName`, `claim
 claim names ...). Dropped: annotations other than the ones a simulation reads
 (`simulation.kubesched.io/`, `scheduling.k8s.io/`, `scheduling.x-k8s.io/`,
 `kubernetes.io/config.` of static pods, `deployment.kubernetes.io/`,
-`cluster-autoscaler.kubernetes.io/`), and addresses and machine identities (pod and host
-IPs, node addresses, nodeInfo, providerID, pod CIDRs). Images, taints, resources and label
-keys are left as they are.
+`cluster-autoscaler.kubernetes.io/`, and the volume ones: `pv.kubernetes.io/`,
+`volume.kubernetes.io/` with a claim's selected node renamed, `storageclass.kubernetes.io/`
+...), and addresses and machine identities (pod and host IPs, node addresses, nodeInfo,
+providerID, pod CIDRs). Images, taints, resources and label keys are left as they are.
 
 Pseudonyms are a hash of the word (and of `salt`, to make them unguessable), taken in a fixed
 order with collisions resolved, so the same cluster always gives the same snapshot.
@@ -103,6 +104,17 @@ _KEPT_ANNOTATIONS: Final = (
     "kubernetes.io/config.",
     "deployment.kubernetes.io/",
     "cluster-autoscaler.kubernetes.io/",
+    # what the PV controller and volume binding read (pkg/controller/volume/persistentvolume)
+    "pv.kubernetes.io/",
+    "volume.kubernetes.io/",
+    "volume.beta.kubernetes.io/",
+    "storageclass.kubernetes.io/",
+    "storageclass.beta.kubernetes.io/",
+)
+# kept annotations whose value is a name: a node (a delayed-binding claim's selected node),
+# a StorageClass
+_NAMING_ANNOTATIONS: Final = frozenset(
+    {"volume.kubernetes.io/selected-node", "volume.beta.kubernetes.io/storage-class"}
 )
 _DROPPED: Final[dict[str, dict[str, tuple[str, ...]]]] = {
     "Pod": {"status": ("podIP", "podIPs", "hostIP", "hostIPs")},
@@ -248,7 +260,11 @@ class Anonymizer:
             elif k == "labels" and isinstance(v, dict):
                 out[k] = {lk: self.value(lv) if isinstance(lv, str) else lv for lk, lv in v.items()}
             elif k == "annotations" and isinstance(v, dict):
-                kept = {ak: av for ak, av in v.items() if ak.startswith(_KEPT_ANNOTATIONS)}
+                kept = {
+                    ak: self.value(av) if ak in _NAMING_ANNOTATIONS and isinstance(av, str) else av
+                    for ak, av in v.items()
+                    if ak.startswith(_KEPT_ANNOTATIONS)
+                }
                 if kept:
                     out[k] = kept
             elif k == "ownerReferences" and isinstance(v, list):
