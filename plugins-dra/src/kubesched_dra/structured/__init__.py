@@ -6,6 +6,7 @@ device taints when asked for).
 """
 
 from kubesched_dra.structured._allocator import Allocator
+from kubesched_dra.structured._explain import RequestReport
 from kubesched_dra.structured._pools import Pool, SliceIndex, node_matches
 from kubesched_dra.structured._types import (
     ALLOCATION_RESULTS_MAX_SIZE,
@@ -27,6 +28,7 @@ __all__ = [
     "DeviceID",
     "NodeAllocationError",
     "Pool",
+    "RequestReport",
     "SliceIndex",
     "allocated_devices",
     "kobj",

@@ -28,6 +28,7 @@ from kubesched_dra.api import (
 )
 from kubesched_dra.cel import CELCache, CELRuntimeError
 from kubesched_dra.structured._constraint import MatchAttributeConstraint
+from kubesched_dra.structured._explain import RequestReport, explain_requests
 from kubesched_dra.structured._pools import Pool, SliceIndex
 from kubesched_dra.structured._request import RequestAccessor
 from kubesched_dra.structured._result import DeviceResult, SelectedRequest, build_result
@@ -112,7 +113,7 @@ class Allocator:
         self.allocated = allocated
         self.classes = classes
         self.cel = cel
-        self._slices = slices if isinstance(slices, SliceIndex) else SliceIndex(slices)
+        self.slice_index = slices if isinstance(slices, SliceIndex) else SliceIndex(slices)
 
     def allocate(
         self, node: Node, claims: Sequence[ResourceClaim]
@@ -124,6 +125,12 @@ class Allocator:
         report (invalid pools), :class:`AllocationError` for problems with the input
         (unknown class, CEL error, a claim asking for too many devices)."""
         return _Allocation(self, node, claims).run()
+
+    def explain(self, node: Node, claims: Sequence[ResourceClaim]) -> list[RequestReport]:
+        """Per request of `claims`, how many of `node`'s devices match and are free (for
+        saying why :meth:`allocate` returned None there). Raises as :meth:`allocate`
+        does for problems with the input."""
+        return explain_requests(_Allocation(self, node, claims), node, claims)
 
 
 class _Allocation:
@@ -142,9 +149,9 @@ class _Allocation:
         self.result: list[list[DeviceResult]] = [[] for _ in claims]
 
     def run(self) -> list[AllocationResult] | None:
-        self.pools = self.owner._slices.gather_pools(self.node)
+        self.pools = self.owner.slice_index.gather_pools(self.node)
         for claim_index, claim in enumerate(self.claims):
-            self._prepare_claim(claim_index, claim)
+            self.prepare_claim(claim_index, claim)
         _ensure_recursion_depth(self.claims)
         try:
             done = self._allocate_one(0, 0, 0, 0, False)
@@ -178,7 +185,7 @@ class _Allocation:
 
     # --- before the search ------------------------------------------------------------
 
-    def _prepare_claim(self, claim_index: int, claim: ResourceClaim) -> None:
+    def prepare_claim(self, claim_index: int, claim: ResourceClaim) -> None:
         min_devices = 0
         for request_index, request in enumerate(claim.spec.devices.requests):
             if request.first_available:
@@ -261,7 +268,7 @@ class _Allocation:
                     )
                 for slice_ in pool.slices:
                     for device in slice_.spec.devices:
-                        if self._is_selectable(key, data, slice_, device):
+                        if self.is_selectable(key, data, slice_, device):
                             device_id = DeviceID(
                                 slice_.spec.driver, slice_.spec.pool.name, device.name
                             )
@@ -326,7 +333,7 @@ class _Allocation:
                             continue
                     elif self._in_use(device_id):
                         continue
-                    if not self._is_selectable(key, data, slice_, device):
+                    if not self.is_selectable(key, data, slice_, device):
                         continue
                     undo = self._allocate_device(
                         key, _Candidate(device_id, device, slice_), must=False
@@ -376,7 +383,7 @@ class _Allocation:
     def _in_use(self, device_id: DeviceID) -> bool:
         return device_id in self.owner.allocated or bool(self.allocating.get(device_id))
 
-    def _is_selectable(
+    def is_selectable(
         self, key: _RequestKey, data: _RequestData, slice_: ResourceSlice, device: Device
     ) -> bool:
         """Whether `device` satisfies the class's and the request's selectors. Kept with the
