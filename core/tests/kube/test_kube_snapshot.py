@@ -298,7 +298,7 @@ def test_a_kept_snapshot_simulates_to_the_same_placements(live: Live, tmp_path: 
         "replicasets.apps.yaml",
         "statefulsets.apps.yaml",
     ]
-    assert "wrote " in out and " Pod" in out
+    assert "wrote 5 nodes, " in out and " deployments.apps, " in out
     doc = yaml.safe_load((tmp_path / "pods.yaml").read_text())
     assert (doc["apiVersion"], doc["kind"]) == ("v1", "List")
     for item in doc["items"]:

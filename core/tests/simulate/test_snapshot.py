@@ -118,7 +118,7 @@ def test_files_are_kubectl_lists_simulate_loads(tmp_path: Path) -> None:
     snapshot = make_snapshot(
         [(registry.get("v1", "Node"), [node]), (registry.get("v1", "Pod"), PODS)]
     )
-    assert snapshot.counts == {"Node": 1, "Pod": 4}
+    assert snapshot.counts == {"nodes": 1, "pods": 4}
     snapshot.write(tmp_path / "out")
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["nodes.yaml", "pods.yaml"]
     loaded = load_manifests([tmp_path / "out"], registry)  # strict field validation

@@ -62,7 +62,7 @@ class Snapshot:
 
     files: dict[str, str] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
-    """Kind → objects written."""
+    """Resource (`nodes`, `deployments.apps`) → objects written."""
     dropped: dict[str, int] = field(default_factory=dict)
     """Why objects were left out (`being deleted`, `bound pod`) → how many."""
     unbound: int = 0
@@ -171,5 +171,5 @@ def make_snapshot(
         snapshot.files[snapshot_file_name(info)] = yaml.safe_dump(
             document, sort_keys=False, default_flow_style=False, allow_unicode=True
         )
-        snapshot.counts[info.kind] = len(items)
+        snapshot.counts[snapshot_file_name(info).removesuffix(".yaml")] = len(items)
     return snapshot
