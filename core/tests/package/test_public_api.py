@@ -70,7 +70,8 @@ API_API = {
     "format_quantity", "go_duration",
     "int_value", "is_hugepages", "is_pod_level_requests_set", "is_pod_level_resources_set",
     "is_supported_pod_level_resource", "milli_value", "node_non_zero_requests",
-    "normalized_image_name", "parse_quantity", "pod_requests", "resource_units",
+    "normalized_image_name", "parse_go_duration", "parse_quantity", "pod_requests",
+    "resource_units",
     "selector_matches", "tolerates_any",
 }  # fmt: skip
 

@@ -19,7 +19,7 @@ from kubesched.api._affinity import (
 from kubesched.api._base import K8sModel, Quantity, ResourceList, format_quantity
 from kubesched.api._cluster_kinds import Namespace, PriorityClass
 from kubesched.api._defaults import default_pod_level_resources
-from kubesched.api._duration import go_duration
+from kubesched.api._duration import go_duration, parse_go_duration
 from kubesched.api._images import normalized_image_name
 from kubesched.api._kinds import KindInfo, KindRegistry, core_kinds
 from kubesched.api._labels import LabelSelector, LabelSelectorRequirement, selector_matches
@@ -142,6 +142,7 @@ __all__ = [
     "milli_value",
     "node_non_zero_requests",
     "normalized_image_name",
+    "parse_go_duration",
     "parse_quantity",
     "pod_requests",
     "resource_units",

@@ -12,11 +12,12 @@ models: it is merged in when a configuration is resolved (`kubesched.config.reso
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, ClassVar, Final
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 from pydantic.alias_generators import to_camel
+
+from kubesched.api import parse_go_duration
 
 __all__ = [
     "API_VERSION",
@@ -43,41 +44,8 @@ _INT32_MAX = 2**31 - 1
 Int32 = Annotated[int, Field(ge=_INT32_MIN, le=_INT32_MAX)]
 """Go's int32: kube-scheduler could not even decode a value outside this range."""
 
-# A Go time.Duration as metav1.Duration writes it: "15s", "1m30s", "100ms", "0".
-_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
-_DURATION_UNITS = {
-    "ns": 1e-9,
-    "us": 1e-6,
-    "µs": 1e-6,
-    "μs": 1e-6,
-    "ms": 1e-3,
-    "s": 1.0,
-    "m": 60.0,
-    "h": 3600.0,
-}
-
-
-def parse_duration(text: str) -> float:
-    """Seconds in a Go duration string (``"15s"``, ``"1m30s"``, ``"-2s"``, ``"0"``).
-
-    Raises ValueError naming the expected form when ``text`` is not one.
-    """
-    body = text[1:] if text[:1] in "+-" else text
-    sign = -1.0 if text.startswith("-") else 1.0
-    if body == "0":
-        return 0.0
-    total, position = 0.0, 0
-    while position < len(body):
-        match = _DURATION_PART.match(body, position)
-        if match is None:
-            break
-        total += float(match.group(1)) * _DURATION_UNITS[match.group(2)]
-        position = match.end()
-    if not body or position != len(body):
-        raise ValueError(
-            f'invalid duration "{text}": expected a Go duration such as "15s", "1m30s" or "500ms"'
-        )
-    return sign * total
+parse_duration = parse_go_duration
+"""Seconds in a Go duration string (kubesched.api.parse_go_duration)."""
 
 
 def _check_duration(text: str) -> str:
