@@ -44,6 +44,23 @@
     return t;
   }
 
+  function scroll(child) {
+    const box = el("div", null, "scroll");
+    box.appendChild(child);
+    return box;
+  }
+
+  // CPU in cores, memory in binary units (as the Python report's format_amount)
+  function amount(resource, value) {
+    if (resource === "cpu") return value % 1000 === 0 ? String(value / 1000) : value + "m";
+    if (resource === "memory" || resource === "ephemeral-storage" || resource.startsWith("hugepages-")) {
+      for (const [suffix, size] of [["Ti", 2 ** 40], ["Gi", 2 ** 30], ["Mi", 2 ** 20], ["Ki", 2 ** 10]]) {
+        if (value >= size) return (value / size < 10 ? (value / size).toFixed(1) : Math.round(value / size)) + suffix;
+      }
+    }
+    return String(value);
+  }
+
   function facts(list) {
     const dl = el("dl");
     list.forEach(([k, v]) => {
@@ -124,18 +141,23 @@
     // the verdicts counted (the whole table is folded when the cluster is large)
     const counts = [];
     Object.entries(a.excluded || {}).forEach(([reason, ids]) => counts.push(ids.length + " not filtered: " + reason));
+    const skipped = [];
     Object.entries(a.verdicts || {}).forEach(([plugin, groups]) =>
-      Object.entries(groups).forEach(([verdict, ids]) => counts.push(ids.length + " " + plugin + ": " + verdict)));
+      Object.entries(groups).forEach(([verdict, ids]) => {
+        if (verdict === "skipped") skipped.push(plugin);
+        else counts.push(ids.length + " " + plugin + ": " + verdict);
+      }));
+    if (skipped.length) counts.push("skipped (PreFilter said Skip): " + skipped.join(", "));
     const passed = nodes.nodes.filter((n) => !n.excluded && Object.values(n.verdicts).every((v) => v === "skipped")).length;
     d.appendChild(facts([["Filter", [passed + " of " + a.nodes.length + " nodes passed"].concat(counts).join("\n")]]));
     const filters = el("details", null, "filters");
     filters.open = a.nodes.length <= 20;
     filters.appendChild(el("summary", "Filter: each plugin's verdict per node (" + a.nodes.length + " nodes)"));
-    filters.appendChild(filterTable(a, nodes.nodes));
+    filters.appendChild(scroll(filterTable(a, nodes.nodes)));
     d.appendChild(filters);
     const scores = scoreTable(a, nodes.scored);
     d.appendChild(el("h4", scores ? "Score (raw → normalized = weighted)" : "Score: no node was scored"));
-    if (scores) d.appendChild(scores);
+    if (scores) d.appendChild(scroll(scores));
     return d;
   }
 
@@ -152,7 +174,7 @@
     detail.appendChild(facts([
       ["Status", p.status], ["Node", p.node], ["Message", p.message],
       ["Scheduler", p.schedulerName], ["Priority", more.priority],
-      ["Requests", Object.entries(more.requests || {}).map(([k, v]) => k + "=" + v + (k === "cpu" ? "m" : ""))],
+      ["Requests", Object.entries(more.requests || {}).map(([k, v]) => k + "=" + amount(k, v))],
       ["Nominated node", p.nominatedNode], ["Preempted by", p.preemptedBy],
       ["Preemption victims", more.victims || []], ["Gang (PodGroup)", more.podGroup],
       ["Volume claims", claims], ["Created / bound at", p.createdAt === null || p.createdAt === undefined ? null : p.createdAt + "s / " + (p.boundAt === null ? "-" : p.boundAt + "s")],
