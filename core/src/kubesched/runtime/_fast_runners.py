@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from kubesched.api import Pod
 from kubesched.framework import (
@@ -44,12 +45,17 @@ _ArrayNormalize = Callable[[CycleState, Pod, RowScores], tuple[RowScores, Status
 
 class RowScoring:
     """The fast Score runner's answer for some rows: each scored plugin's weighted scores
-    (`plugins[k]` ↔ `weighted[k]`, profile order) and their sum per row (`total`)."""
+    (`plugins[k]` ↔ `weighted[k]`, a plugin by row matrix, profile order) and their sum
+    per row (`total`)."""
 
     __slots__ = ("plugins", "rows", "total", "weighted")
 
     def __init__(
-        self, rows: Rows, plugins: list[str], weighted: list[RowScores], total: RowScores
+        self,
+        rows: Rows,
+        plugins: list[str],
+        weighted: npt.NDArray[np.int64],
+        total: RowScores,
     ) -> None:
         self.rows = rows
         self.plugins = plugins
@@ -160,13 +166,14 @@ class FastRunners:
         """`run_score_plugins` for the snapshot's nodes at `rows`, as arrays: Score (the
         array form, else the batch form or `score` per node), NormalizeScore, the range
         check [0, 100] and the weights, plugin by plugin; the first failure ends the cycle
-        (its status, and no scoring)."""
+        (its status, and no scoring). The range check of array answers waits for the end
+        (one check of all), or for a failure, which first looks at the scores before it:
+        the first failure is still the per-node runner's."""
         infos = self.snapshot.node_info_list
         nodes: list[NodeInfo] | None = None
         columns: NodeColumns | None = None
         plugins: list[str] = []
-        weighted: list[RowScores] = []
-        total = np.zeros(len(rows), np.int64)
+        scores: list[RowScores] = []
         for p in self.score_plugins:
             if p.name in state.skip_score_plugins:
                 continue
@@ -182,29 +189,36 @@ class FastRunners:
                 else:
                     if s is not None and not s.is_success:
                         msg = f'running Score plugins: plugin "{p.name}" failed with'
-                        return None, wrap_error(msg, p.name, s)
+                        return None, _out_of_range(plugins, scores) or wrap_error(msg, p.name, s)
                     values = _checked_scores(found, len(rows))
             if values is None:
                 if nodes is None:
                     nodes = [infos[r] for r in rows.tolist()]
                 scored, s = self._score_one_plugin(p, state, pod, nodes)
                 if s is not None:
-                    return None, s
+                    return None, _out_of_range(plugins, scores) or s
                 values = list(scored)
             if p.name in self._normalizers:
                 values, s = self._normalize(p, state, pod, rows, values)
                 if s is not None:
-                    return None, s
-            array, s = _in_range(p.name, values)
-            if s is not None:
-                return None, s
-            weight = self.score_weights[p.name]
-            if weight != 1:
-                array = array * weight
+                    return None, _out_of_range(plugins, scores) or s
+            if isinstance(values, list):
+                array, s = _in_range(p.name, values)
+                if s is not None:
+                    return None, _out_of_range(plugins, scores) or s
+                values = array
             plugins.append(p.name)
-            weighted.append(array)
-            total += array
-        return RowScoring(rows, plugins, weighted, total), None
+            scores.append(values)
+        if not scores:
+            return RowScoring(rows, [], np.zeros((0, len(rows)), np.int64), _zeros(rows)), None
+        matrix = np.stack(scores)
+        if matrix.size and (matrix.min() < MIN_NODE_SCORE or matrix.max() > MAX_NODE_SCORE):
+            return None, _out_of_range(plugins, scores)
+        weights = [self.score_weights[name] for name in plugins]
+        if any(w != 1 for w in weights):
+            matrix = matrix * np.array(weights, np.int64)[:, np.newaxis]
+        total: RowScores = matrix.sum(axis=0)
+        return RowScoring(rows, plugins, matrix, total), None
 
     def _normalize(
         self,
@@ -269,6 +283,20 @@ def _checked_scores(found: object, size: int) -> RowScores | None:
     if found.dtype.kind not in "iub":
         return None
     return found.astype(np.int64)
+
+
+def _zeros(rows: Rows) -> RowScores:
+    return np.zeros(len(rows), np.int64)
+
+
+def _out_of_range(plugins: list[str], scores: list[RowScores]) -> Status | None:
+    """The per-node runner's Error for the first of `scores` (plugin by plugin) with a
+    score outside [MIN_NODE_SCORE, MAX_NODE_SCORE], or None when all lie within."""
+    for name, array in zip(plugins, scores, strict=True):
+        _, s = _in_range(name, array)
+        if s is not None:
+            return s
+    return None
 
 
 def _in_range(name: str, values: RowScores | list[int]) -> tuple[RowScores, Status | None]:
