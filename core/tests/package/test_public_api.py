@@ -110,14 +110,29 @@ TESTING_API = {
     "batch_score_mismatch", "make_node", "make_pod", "plugin_api_violations", "run_end_to_end",
 }  # fmt: skip
 
+REPORT_API = {
+    "POD_GROUP_LABEL", "REPORT_VERSION", "ZONE_LABEL", "AttemptLog", "AttemptRecord",
+    "ClusterWatch", "LatencyRecord", "NodeRecord", "PodDetails", "ReasonRecord", "ReportModel",
+    "SimulationReport", "SummaryRecord", "compact_attempt", "expand_attempt", "format_amount",
+    "html_document", "json_document", "model_schema", "published_schema", "render_html",
+    "render_page", "report_schema", "schema_text", "tile_map",
+}  # fmt: skip
+
+COMPARE_API = {
+    "DEFAULT_CONFIG", "ComparisonReport", "RunMetrics", "Variant", "compare", "comparison_rows",
+    "comparison_schema", "render_comparison_html", "run_metrics", "variants", "zone_skew",
+}  # fmt: skip
+
 PUBLIC_APIS = {
     "kubesched.api": API_API,
+    "kubesched.compare": COMPARE_API,
     "kubesched.api.field": FIELD_API,
     "kubesched.api.validation": VALIDATION_API,
     "kubesched.config": CONFIG_API,
     "kubesched.framework": FRAMEWORK_API,
     "kubesched.framework.preemption": PREEMPTION_API,
     "kubesched.hookspecs": HOOKSPECS_API,
+    "kubesched.report": REPORT_API,
     "kubesched.testing": TESTING_API,
     "kubesched.workloads": WORKLOADS_API,
 }

@@ -10,8 +10,7 @@ from markupsafe import Markup
 
 from kubesched.compare._models import ComparisonReport
 from kubesched.compare._table import comparison_rows, run_label
-from kubesched.report._charts import tile_map
-from kubesched.report._html import render_page
+from kubesched.report import render_page, tile_map
 
 __all__ = ["render_comparison_html"]
 

@@ -14,8 +14,7 @@ from typing import Any, Final
 
 from kubesched.api import Pod
 from kubesched.cluster import Cluster
-from kubesched.report import json_document
-from kubesched.report._details import ZONE_LABEL
+from kubesched.report import ZONE_LABEL, json_document
 from kubesched.simulate import NodeAllocation, SimulationResult
 from kubesched.simulate._results import PLACED
 

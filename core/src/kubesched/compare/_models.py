@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from kubesched.report._models import (
+from kubesched.report import (
     LatencyRecord,
     NodeRecord,
     ReasonRecord,
