@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Final
 
-import jinja2
 from markupsafe import Markup
 
 from kubesched.report._charts import (
@@ -56,6 +55,8 @@ def render_html(document: dict[str, Any]) -> str:
 def render_page(package: str, template: str, document: dict[str, Any], **context: Any) -> str:
     """A self-contained page from `template` in `package`'s `templates` folder, given the
     report's stylesheet as `style` and `document` as embeddable JSON (`data`)."""
+    import jinja2  # here: only a report needs it, and importing it costs every command ~70 ms
+
     env = jinja2.Environment(
         loader=jinja2.FunctionLoader(lambda name: _asset(package, name)),
         autoescape=True,
