@@ -1,19 +1,21 @@
 """NodeVolumeLimits' memos (nodevolumelimits/counting.py) change no answer: one plugin,
 kept across cycles while claims are rebound, PVs deleted, limits changed and pods added,
 answers as upstream's count straight from the listers (`_straight`, what Filter computed
-before the memos) does, for random pods, volumes and limits."""
+before the memos) does, for random pods, volumes and limits; and its array Filter
+(`filter_mask`, rows.py), kept across the same cycles, passes only nodes Filter passes."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from volumebinding_helpers import VolumeEnv, csi_node, make_pv, make_pvc, node, run, storage_class
 
 from kubesched.api import Pod
 from kubesched.framework import CycleState, NodeInfo, PodInfo, Status
-from kubesched.testing import make_pod
+from kubesched.testing import array_filter_mismatch, make_pod
 from kubesched_volumebinding import NodeVolumeLimits
 from kubesched_volumebinding.nodevolumelimits import (
     ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED,
@@ -147,6 +149,8 @@ def test_memos_change_no_answer(
 
     def check() -> None:
         infos = [NodeInfo(n, [PodInfo(p) for p in pods]) for n in the_nodes]
+        for i, info in enumerate(infos):  # the snapshot's rows: the array Filter's too
+            env.snapshot.replace(i, info)
         state = CycleState()
         _, skip = plugin.pre_filter(state, pod, infos)
         wants = [_straight(plugin, pod, info) for info in infos]
@@ -155,6 +159,7 @@ def test_memos_change_no_answer(
             return
         for _ in range(2):  # the second time from the cycle's and the nodes' memos
             assert [plugin.filter(state, pod, info) for info in infos] == wants
+            assert array_filter_mismatch(plugin, state, pod, env.snapshot, infos) is None
         assert [plugin.filter(CycleState(), pod, info) for info in infos] == wants
 
     check()
@@ -199,3 +204,40 @@ def test_a_node_recounts_when_a_claim_it_counted_changes() -> None:
     claim.spec.volume_name = f"pv-{PVS - 1}"  # the running pod's volume too
     run(env.cluster.update(claim))
     assert plugin.filter(CycleState(), new, info) is None
+
+
+def test_the_array_filter_passes_the_nodes_under_every_limit() -> None:
+    """`filter_mask` passes a node whose pods' volumes leave room for the pod's under the
+    limit, a node without limits, and a node without a CSINode; it leaves the node at the
+    limit to `filter`, which rejects it; and it sees a new limit and a new pod."""
+    drivers = [{"name": EBS, "allocatable": {"count": 2}}, {"name": GCE}]
+    objs = [*_objects(), csi_node("full", drivers), csi_node("room", drivers)]
+    objs.append(csi_node("nolimit", [{"name": GCE}]))
+    names = ["full", "room", "nolimit", "nocsinode"]
+    env = VolumeEnv(objs, [node(n) for n in names])
+    plugin = env.plugin(NodeVolumeLimits)
+    running = {"full": [_pod("r0", ["claim c-0", "claim c-1"])], "room": [_pod("r1", ["config"])]}
+    pod = _pod("new", ["claim c-2"])
+
+    def mask() -> list[bool]:
+        infos = []
+        for i, name in enumerate(names):
+            infos.append(
+                NodeInfo(env.node_info(name).node, [PodInfo(p) for p in running.get(name, [])])
+            )
+            env.snapshot.replace(i, infos[-1])
+        state = CycleState()
+        plugin.pre_filter(state, pod, infos)
+        assert array_filter_mismatch(plugin, state, pod, env.snapshot, infos) is None
+        rows = np.arange(len(names), dtype=np.intp)
+        return plugin.filter_mask(state, pod, env.snapshot.columns, rows).tolist()
+
+    assert mask() == [False, True, True, True]
+    exceeded = Status.unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED)
+    assert plugin.filter(CycleState(), pod, env.node_info("full")) == exceeded
+    running["room"].append(_pod("r2", ["claim c-3"]))  # room: 2 volumes now, limit 2
+    assert mask() == [False, False, True, True]
+    csi = env.cluster.get("CSINode", "full").model_copy(deep=True)
+    csi.spec.drivers[0].allocatable.count = 3
+    run(env.cluster.update(csi))
+    assert mask() == [True, False, True, True]

@@ -21,6 +21,7 @@ Volumes are counted per CSI driver name, the key of the limits (`volume_limits`)
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,7 +45,9 @@ __all__ = [
     "RecordingListers",
     "Volumes",
     "attachment_volumes",
+    "attachments_by_node",
     "node_attachments",
+    "pod_volume_count",
     "volume_limits",
 ]
 
@@ -61,6 +64,24 @@ def volume_limits(csi_node: CSINode | None) -> dict[str, int]:
         for d in csi_node.spec.drivers
         if d.allocatable is not None and d.allocatable.count is not None
     }
+
+
+def pod_volume_count(pods: Iterable[Pod]) -> tuple[int, bool]:
+    """How many volumes the pods have (at least as many as they can have attached), and
+    whether counting them could fail (an ephemeral volume's claim may belong to another
+    pod, an inline in-tree volume may not translate, a claim may have no name); when not,
+    only the count matters."""
+    count = 0
+    may_fail = False
+    for pod in pods:
+        for vol in pod.spec.volumes:
+            count += 1
+            if vol.persistent_volume_claim is not None:
+                if not vol.persistent_volume_claim.get("claimName"):
+                    may_fail = True
+            elif vol.ephemeral is not None or inline_in_tree_plugin(vol) is not None:
+                may_fail = True
+    return count, may_fail
 
 
 @dataclass(frozen=True)
@@ -160,20 +181,8 @@ class NodeVolumes:
         self.csi_node = csi_node
         self.pods = pods
         self.limits = limits
-        self.volume_count = 0
-        """The pods' volumes: at least as many as they can have attached."""
-        self.may_fail = False
-        """Whether counting the pods' volumes could fail (an ephemeral volume's claim may
-        belong to another pod, an inline in-tree volume may not translate, a claim may
-        have no name); when not, only the counts matter."""
-        for pod in pods:
-            for vol in pod.spec.volumes:
-                self.volume_count += 1
-                if vol.persistent_volume_claim is not None:
-                    if not vol.persistent_volume_claim.get("claimName"):
-                        self.may_fail = True
-                elif vol.ephemeral is not None or inline_in_tree_plugin(vol) is not None:
-                    self.may_fail = True
+        self.volume_count, self.may_fail = pod_volume_count(pods)
+        """The pods' volumes, and whether counting them could fail (`pod_volume_count`)."""
         self.seen: list[tuple[str, str, str | None, Any]] = []
         self.attached: Volumes | Exception | None = None
         """None until counted; an exception when counting failed."""
@@ -209,11 +218,16 @@ def node_attachments(
     """The VolumeAttachments naming the node (grouped by node once per cycle with a memo)."""
     if memo is None:
         return [va for va in listers.volume_attachments() if va.spec.node_name == node_name]
+    return attachments_by_node(listers, memo).get(node_name, [])
+
+
+def attachments_by_node(listers: Listers, memo: PodVolumes) -> dict[str, list[VolumeAttachment]]:
+    """The VolumeAttachments grouped by the node they name, once per cycle (in `memo`)."""
     if memo.attachments is None:
         memo.attachments = {}
         for va in listers.volume_attachments():
             memo.attachments.setdefault(va.spec.node_name, []).append(va)
-    return memo.attachments.get(node_name, [])
+    return memo.attachments
 
 
 def attachment_volumes(listers: Listers, attachments: list[VolumeAttachment]) -> Volumes:

@@ -27,6 +27,7 @@ import string
 from collections.abc import Sequence
 from typing import Any, ClassVar, Final
 
+import numpy as np
 from pydantic import BaseModel
 
 from kubesched.api import Node, Pod
@@ -37,9 +38,12 @@ from kubesched.framework import (
     FilterPlugin,
     Handle,
     NoArgs,
+    NodeColumns,
     NodeInfo,
     PreFilterPlugin,
     PreFilterResult,
+    RowMask,
+    Rows,
     Status,
 )
 from kubesched_volumebinding.common import StoragePlugin, namespace_of, skip_unless
@@ -52,10 +56,12 @@ from kubesched_volumebinding.nodevolumelimits.counting import (
     RecordingListers,
     Volumes,
     attachment_volumes,
+    attachments_by_node,
     node_attachments,
     volume_limits,
 )
 from kubesched_volumebinding.nodevolumelimits.hints import may_attach, node_volume_limits_events
+from kubesched_volumebinding.nodevolumelimits.rows import Ints, NodeRows
 from kubesched_volumebinding.storage import (
     CSINode,
     Listers,
@@ -94,6 +100,7 @@ class NodeVolumeLimits(StoragePlugin, PreFilterPlugin, FilterPlugin, EnqueueExte
         rng = random.Random(0)
         self.random_prefix = "".join(rng.choices(string.ascii_lowercase, k=32))
         self._nodes: dict[str, NodeVolumes] = {}
+        self._rows: NodeRows | None = None
 
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
@@ -111,6 +118,46 @@ class NodeVolumeLimits(StoragePlugin, PreFilterPlugin, FilterPlugin, EnqueueExte
         if count.exceeded():
             return Status.unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED)
         return None
+
+    def filter_mask(self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Rows) -> RowMask:
+        """Filter on the snapshot's rows (ArrayFilterPlugin): passes a row where `_count`
+        answers None without counting the node's pods' volumes (`rows.py`); the others
+        are left to `filter`. Raises without PreFilter's state or on columns that are not
+        the snapshot's, so `filter` answers."""
+        memo = state.get(_STATE_KEY)
+        if not isinstance(memo, PodVolumes):
+            raise LookupError(f"{self.name}: no PreFilter state")
+        snapshot = self.handle.snapshot
+        if snapshot.columns is not columns:
+            raise LookupError(f"{self.name}: columns of another snapshot")
+        table = self._rows
+        if table is None or table.names is not columns.names:
+            table = self._rows = NodeRows(columns.names)
+        table.refresh_csi_nodes(self.listers.cluster.list("CSINode"))
+        table.refresh_pods(rows, columns.generation[rows], snapshot.node_info_list)
+        mask: RowMask = np.zeros(len(rows), np.bool_)
+        key_ids = table.key_id[rows]
+        attachments: Ints | None = None
+        for key_id in np.unique(key_ids).tolist():
+            own = self._own_volumes(pod, table.csi_node_of_key[key_id], memo)
+            if isinstance(own, Exception):
+                continue  # `filter` says why
+            at = np.flatnonzero(key_ids == key_id)
+            if not own:
+                mask[at] = True
+                continue
+            if attachments is None:
+                by_node = attachments_by_node(self.listers, memo)
+                attachments = table.attachment_counts(by_node, columns.index)
+            sub = rows[at]
+            most = table.volume_count[sub] + attachments[sub] + len(own)
+            fits = ~table.may_fail[sub]
+            for driver in {volume.driver for volume in own.values()}:
+                limit = table.limits.get(driver)
+                if limit is not None:
+                    fits &= most <= limit[sub]
+            mask[at] = fits | ~table.has_limits[sub]
+        return mask
 
     def explain_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> list[str]:
         """Per driver over its limit: attached, new (which volumes) and the limit."""
