@@ -6,7 +6,8 @@ without changing a snapshot PreFilter already holds.
 
 The upstream tables (test_find_pod_volumes.py, test_assume_and_bind.py) run through the
 index too, since the binder takes its PVs from the assume cache. Last, the PV controller's
-narrower candidate list finds what the scan over every PV finds.
+narrower candidate list (its index following the cluster's list) finds what the scan over
+every PV finds.
 """
 
 from __future__ import annotations
@@ -15,26 +16,30 @@ from typing import Any
 
 import pytest
 from binder_fixtures import NS, WAIT, WAIT_PROV, BinderEnv, make_test_pod
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from volumebinding_helpers import make_pv, make_pvc
+from volumebinding_helpers import csi_driver, make_pv, make_pvc, storage_class
 
 from kubesched.api import Node
 from kubesched.testing import make_node
+from kubesched_volumebinding.controllers._claim_candidates import ClaimCandidates
 from kubesched_volumebinding.controllers.pv_controller import _candidates
 from kubesched_volumebinding.storage import (
     ANN_BETA_STORAGE_CLASS,
     PersistentVolume,
     PersistentVolumeClaim,
     access_modes_satisfied,
+    claim_class,
     volume_class,
 )
 from kubesched_volumebinding.volumebinding import (
     ClassVolumes,
     PodVolumeClaims,
     PVAssumeCache,
+    VolumeBindingError,
     find_matching_volume,
 )
+from kubesched_volumebinding.volumebinding.node_blind import full_check_hosts
 from kubesched_volumebinding.volumebinding.volume_index import HOSTNAME_LABEL, pinned_hostnames
 
 ZONE = "topology.kubernetes.io/zone"
@@ -379,14 +384,170 @@ def test_unknown_class_is_empty() -> None:
     assert list(cache.class_volumes(WAIT_PROV)) == [] and len(cache.class_volumes(WAIT_PROV)) == 0
 
 
+def _filed(index: ClaimCandidates) -> set[tuple[str, str, int]]:
+    """What the index files where: (claim name or class, PV name, object id)."""
+    out = set()
+    for key in (*CLAIMS, "missing"):
+        out |= {("claim " + key, p.metadata.name, id(p)) for p in index.pre_bound_to(key)}
+    for key in (WAIT, WAIT_PROV, "other", ""):
+        out |= {("class " + key, p.metadata.name, id(p)) for p in index.unbound_of_class(key)}
+    return out
+
+
 @_SETTINGS
-@given(pvs=pv_sets(), claim=claims(), delayed=st.booleans())
+@given(before=pv_sets(), pvs=pv_sets(), claim=claims(), delayed=st.booleans(), data=st.data())
 def test_pv_controller_candidates_change_nothing(
-    pvs: list[PersistentVolume], claim: PersistentVolumeClaim, delayed: bool
+    before: list[PersistentVolume],
+    pvs: list[PersistentVolume],
+    claim: PersistentVolumeClaim,
+    delayed: bool,
+    data: st.DataObject,
 ) -> None:
     """The PV controller looks only at PVs that could match a claim without a node; what
-    it finds is what the scan over every PV with the claim's access modes finds."""
-    everything = [p for p in _by_name(pvs) if access_modes_satisfied(claim, p)]
+    it finds is what the scan over every PV with the claim's access modes finds. Its
+    index follows the cluster's list from any earlier one (PVs kept as the same object,
+    replaced, added, removed, moved) to what an index of the new list alone holds."""
+    earlier = {p.metadata.name: p for p in before}
+    current = data.draw(
+        st.permutations(
+            [
+                earlier[p.metadata.name]
+                if p.metadata.name in earlier and data.draw(st.booleans())
+                else p
+                for p in pvs
+            ]
+        )
+    )
+    index = ClaimCandidates()
+    index.follow(before)
+    index.follow(current)
+    fresh = ClaimCandidates()
+    fresh.follow(current)
+    assert _filed(index) == _filed(fresh)
+    everything = [p for p in _by_name(current) if access_modes_satisfied(claim, p)]
     want = find_matching_volume(claim, everything, None, (), delay_binding=delayed)
-    narrowed = _by_name(_candidates(pvs, claim, delayed))
+    narrowed = _by_name(_candidates(index, claim, delayed))
     assert find_matching_volume(claim, narrowed, None, (), delay_binding=delayed) is want
+
+
+# -- nodes that share an answer (node_blind.py) ----------------------------------------------
+
+PLAIN_PROV = "plainProvClass"
+"""A class with a provisioner and no allowedTopologies: provisioning is alike on every node."""
+ZONAL_PROV = "zonalProvClass"
+"""A class provisioning in zone z1 only."""
+
+
+@_SETTINGS
+@given(
+    pvs=pv_sets(),
+    pod_claims=st.lists(claims(), min_size=1, max_size=3, unique_by=lambda c: c.metadata.name),
+    classes=st.lists(
+        st.sampled_from([None, PLAIN_PROV, ZONAL_PROV, ZONAL_PROV, WAIT_PROV, "other"]),
+        min_size=3,
+    ),
+    selected=st.sampled_from([None, "n1", "n3"]),
+    bound_to=st.sampled_from([None, "pv-00", "pv-01", "pv-02", "pv-missing"]),
+    tracks_capacity=st.booleans(),
+    node_list=st.lists(nodes(), min_size=2, max_size=6),
+)
+@example(  # provisioning in zone z1 only: a node in z2 does not get z1's answer
+    pvs=[],
+    pod_claims=[make_pvc("c0", NS).request("1Gi").obj()],
+    classes=[ZONAL_PROV],
+    selected=None,
+    bound_to=None,
+    tracks_capacity=False,
+    node_list=[make_node("n1").label(**{ZONE: "z1"}).obj(), make_node("n2").obj()],
+)
+def test_nodes_outside_the_full_check_hosts_get_the_full_answer(
+    pvs: list[PersistentVolume],
+    pod_claims: list[PersistentVolumeClaim],
+    classes: list[str | None],
+    selected: str | None,
+    bound_to: str | None,
+    tracks_capacity: bool,
+    node_list: list[Node],
+) -> None:
+    """find_pod_volumes, which hands the first node outside `full_check_hosts` answer to
+    the others, answers every node as the whole check (`_find_pod_volumes`) does: the same
+    bindings, provisions, reasons or error, node after node in any order."""
+    delayed = []
+    for claim, cls in zip(pod_claims, classes, strict=False):
+        if cls is not None:
+            spec = claim.spec.model_copy(update={"storage_class_name": cls})
+            claim = claim.model_copy(update={"spec": spec})
+        delayed.append(claim)
+    if selected is not None and delayed:
+        delayed[0] = (
+            make_pvc(delayed[0].metadata.name, NS)
+            .cls(delayed[0].spec.storage_class_name)
+            .selected_node(selected)
+            .obj()
+        )
+    bound = [make_pvc("bound", NS).cls(WAIT).bound(bound_to).obj()] if bound_to else []
+    extra = [
+        storage_class(PLAIN_PROV, provisioner="csi.example.com"),
+        storage_class(ZONAL_PROV, provisioner="csi.example.com", allowed={ZONE: ["z1"]}),
+        csi_driver("csi.example.com", tracks_capacity),
+    ]
+    env = BinderEnv(extra, nodes=[make_node(n).obj() for n in ("n1", "n2", "n3")]).add(pvs)
+    volumes_by_class = {
+        c: ClassVolumes.of([p for p in pvs if volume_class(p) == c])
+        for c in {claim_class(c) for c in delayed}
+    }
+    hosts = full_check_hosts(bound, delayed, volumes_by_class, env.pv_cache.get, env.binder.listers)
+    shared = PodVolumeClaims(
+        bound=bound, delayed=delayed, volumes_by_class=volumes_by_class, full_check_hosts=hosts
+    )
+    whole = PodVolumeClaims(bound=bound, delayed=delayed, volumes_by_class=volumes_by_class)
+    pod = make_test_pod(*bound, *delayed)
+
+    def outcome(claims_: PodVolumeClaims, node: Node) -> Any:
+        try:
+            volumes, reasons = env.binder.find_pod_volumes(pod, claims_, node)
+        except VolumeBindingError as exc:
+            return "error", str(exc)
+        bindings = [
+            (b.pvc.metadata.name, b.pv.metadata.name) for b in volumes.static_bindings or []
+        ]
+        provisions = [
+            (p.pvc.metadata.name, p.node_capacity) for p in volumes.dynamic_provisions or []
+        ]
+        return bindings, provisions, reasons
+
+    for node in node_list:
+        assert outcome(shared, node) == outcome(whole, node)
+
+
+def test_full_check_hosts_are_the_pinned_ones() -> None:
+    """A WaitForFirstConsumer claim whose class has only PVs pinned to hostnames: only
+    nodes with those hostnames need the whole check; one pre-bound to the claim or an
+    unpinned PV, a selected node, or a class with allowedTopologies makes every node
+    need it."""
+    env = BinderEnv()
+    local = [
+        make_pv(f"pv-{h}")
+        .capacity("5Gi")
+        .cls(WAIT)
+        .phase("Available")
+        .node_affinity(_terms([_req(HOSTNAME_LABEL, "In", h)]))
+        .obj()
+        for h in ("h1", "h2")
+    ]
+    claim = make_pvc("c0", NS).cls(WAIT).request("1Gi").obj()
+
+    def hosts(pvs: list[PersistentVolume], pvc: PersistentVolumeClaim) -> frozenset[str] | None:
+        by_class = {claim_class(pvc): ClassVolumes.of(pvs)}
+        return full_check_hosts([], [pvc], by_class, env.pv_cache.get, env.binder.listers)
+
+    assert hosts(local, claim) == {"h1", "h2"}
+    assert hosts([], claim) == frozenset()
+    unpinned = make_pv("pv-any").capacity("5Gi").cls(WAIT).phase("Available").obj()
+    assert hosts([*local, unpinned], claim) is None
+    prebound = make_pv("pv-c0").capacity("5Gi").cls(WAIT).claim(claim).obj()
+    assert hosts([*local, prebound], claim) is None
+    selected = make_pvc("c0", NS).cls(WAIT).request("1Gi").selected_node("n1").obj()
+    assert hosts(local, selected) is None
+    topology = make_pvc("c0", NS).cls(WAIT_PROV).request("1Gi").obj()
+    assert hosts([], topology) is None

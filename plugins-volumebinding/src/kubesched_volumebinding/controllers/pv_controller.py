@@ -24,6 +24,7 @@ from typing import Any
 
 from kubesched import NotFoundError
 from kubesched.cluster import WatchEvent
+from kubesched_volumebinding.controllers._claim_candidates import ClaimCandidates
 from kubesched_volumebinding.controllers._workqueue import WorkQueue
 from kubesched_volumebinding.storage import (
     ANN_BIND_COMPLETED,
@@ -39,7 +40,6 @@ from kubesched_volumebinding.storage import (
     default_storage_class,
     is_delay_binding_mode,
     is_volume_bound_to_claim,
-    volume_class,
     volume_mode_mismatch,
 )
 from kubesched_volumebinding.volumebinding.binder import bind_volume_to_claim
@@ -66,6 +66,7 @@ class PVController:
         self._cluster: Any = None
         self._listers: Listers | None = None
         self._queue = WorkQueue(self.name, self._sync)
+        self._volumes = ClaimCandidates()
 
     # -- Controller -----------------------------------------------------------------------
     def start(self, cluster: Any) -> None:
@@ -156,9 +157,9 @@ class PVController:
                 delayed = is_delay_binding_mode(claim, self.listers.storage_class)
             except ValueError:
                 return  # upstream records an event and waits for the class to be fixed
+            self._volumes.follow(self._cluster.list("PersistentVolume"))
             candidates = sorted(
-                _candidates(self._cluster.list("PersistentVolume"), claim, delayed),
-                key=lambda p: p.metadata.name,
+                _candidates(self._volumes, claim, delayed), key=lambda p: p.metadata.name
             )
             pv = find_matching_volume(claim, candidates, None, (), delay_binding=delayed)
             if pv is None:
@@ -311,21 +312,16 @@ class PVController:
 
 
 def _candidates(
-    volumes: list[PersistentVolume], claim: PersistentVolumeClaim, delayed: bool
+    volumes: ClaimCandidates, claim: PersistentVolumeClaim, delayed: bool
 ) -> list[PersistentVolume]:
     """The PVs `find_matching_volume` could choose for the claim without a node: those
     pre-bound to it and, for an Immediate claim, unbound ones of its class; all with the
     access modes it asks for. Leaving the rest out first changes nothing but the cost."""
-    name = claim.metadata.name
-    requested_class = claim_class(claim)
-    out: list[PersistentVolume] = []
-    for pv in volumes:
-        ref = pv.spec.claim_ref
-        if ref is not None:
-            if ref.name != name or not is_volume_bound_to_claim(pv, claim):
-                continue
-        elif delayed or volume_class(pv) != requested_class:
-            continue
-        if access_modes_satisfied(claim, pv):
-            out.append(pv)
-    return out
+    out = [
+        pv
+        for pv in volumes.pre_bound_to(claim.metadata.name)
+        if is_volume_bound_to_claim(pv, claim)
+    ]
+    if not delayed:
+        out += volumes.unbound_of_class(claim_class(claim))
+    return [pv for pv in out if access_modes_satisfied(claim, pv)]

@@ -51,7 +51,8 @@ from kubesched_volumebinding.volumebinding.assume_cache import (
     PVCAssumeCache,
 )
 from kubesched_volumebinding.volumebinding.matching import capacity_for, find_matching_volume
-from kubesched_volumebinding.volumebinding.volume_index import ClassVolumes
+from kubesched_volumebinding.volumebinding.node_blind import full_check_hosts
+from kubesched_volumebinding.volumebinding.volume_index import HOSTNAME_LABEL, ClassVolumes
 
 __all__ = [
     "ERR_REASON_BIND_CONFLICT",
@@ -137,6 +138,20 @@ class PodVolumeClaims:
     delayed: list[PersistentVolumeClaim] = field(default_factory=list)
     immediate: list[PersistentVolumeClaim] = field(default_factory=list)
     volumes_by_class: dict[str, Sequence[PersistentVolume]] = field(default_factory=dict)
+    full_check_hosts: frozenset[str] | None = None
+    """When not None, only nodes with one of these hostname label values need the whole
+    check; every other node gets `shared_answer` (`node_blind.full_check_hosts`)."""
+    shared_answer: tuple[PodVolumes, list[str]] | None = None
+    """The answer of the first such other node checked, kept for the rest."""
+
+
+def _copied(volumes: PodVolumes) -> PodVolumes:
+    """Another PodVolumes with the same entries (Reserve replaces an entry's lists)."""
+    static, dynamic = volumes.static_bindings, volumes.dynamic_provisions
+    return PodVolumes(
+        list(static) if static is not None else None,
+        list(dynamic) if dynamic is not None else None,
+    )
 
 
 def bind_volume_to_claim(
@@ -237,6 +252,9 @@ class VolumeBinder:
             name = claim_class(pvc)
             if name not in claims.volumes_by_class:
                 claims.volumes_by_class[name] = self.pv_cache.class_volumes(name)
+        claims.full_check_hosts = full_check_hosts(
+            claims.bound, claims.delayed, claims.volumes_by_class, self.pv_cache.get, self.listers
+        )
         return claims
 
     # -- Filter ---------------------------------------------------------------------------
@@ -245,7 +263,24 @@ class VolumeBinder:
     ) -> tuple[PodVolumes, list[str]]:
         """What the pod's volumes need on `node`, and why the node does not fit (reasons in
         upstream's order: node conflict, bind conflict, not enough space, PV missing).
-        Raises VolumeBindingError for a hard error."""
+        Raises VolumeBindingError for a hard error.
+
+        A node outside `claims.full_check_hosts` gets (a copy of) the answer the first
+        such node got: the scheduling cycle runs without yielding, so nothing the check
+        reads changes between nodes."""
+        hosts = claims.full_check_hosts
+        if hosts is None or node.metadata.labels.get(HOSTNAME_LABEL) in hosts:
+            return self._find_pod_volumes(claims, node)
+        if claims.shared_answer is None:
+            volumes, reasons = self._find_pod_volumes(claims, node)
+            claims.shared_answer = (_copied(volumes), reasons)
+        else:
+            volumes, reasons = claims.shared_answer
+        return _copied(volumes), list(reasons)
+
+    def _find_pod_volumes(
+        self, claims: PodVolumeClaims, node: Node
+    ) -> tuple[PodVolumes, list[str]]:
         bound_ok = unbound_ok = space_ok = pvs_found = True
         volumes = PodVolumes()
 

@@ -108,7 +108,7 @@ class ClassVolumes(Sequence[PersistentVolume]):
     """An immutable view of one class's PVs: a sequence in name order (as the assume
     cache lists them) with an indexed `find_matching_volume`."""
 
-    __slots__ = ("_by_host", "_claimed", "_count", "_listing", "_others", "_unpinned")
+    __slots__ = ("_by_host", "_claimed", "_count", "_hosts", "_listing", "_others", "_unpinned")
 
     def __init__(
         self,
@@ -124,6 +124,7 @@ class ClassVolumes(Sequence[PersistentVolume]):
         self._others = others
         self._count = count
         self._listing: list[PersistentVolume] | None = None
+        self._hosts: frozenset[str] | None = None
 
     @classmethod
     def of(cls, volumes: Sequence[PersistentVolume]) -> ClassVolumes:
@@ -167,6 +168,18 @@ class ClassVolumes(Sequence[PersistentVolume]):
         return f"ClassVolumes({[pv.metadata.name for pv in self._all()]})"
 
     # -- matching -------------------------------------------------------------------------
+    def pinned_hosts(self, claim: PersistentVolumeClaim) -> frozenset[str] | None:
+        """The hostname label values of the only nodes where `find_matching_volume` may
+        find the claim a PV (those an unbound PV is pinned to), or None when it may find
+        one on any node (a PV pre-bound to the claim, an unpinned PV)."""
+        if self._unpinned or (claim.metadata.namespace or "default", claim.metadata.name) in (
+            self._claimed
+        ):
+            return None
+        if self._hosts is None:
+            self._hosts = frozenset(self._by_host)
+        return self._hosts
+
     def find_matching_volume(
         self,
         claim: PersistentVolumeClaim,
