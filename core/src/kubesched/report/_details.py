@@ -40,7 +40,7 @@ def pod_details(cluster: Cluster, results: Iterable[PodResult]) -> dict[str, dic
     for result in results:
         if result.preempted_by is not None:
             victim = f"{result.namespace}/{result.name}"
-            preemptor = details.setdefault(result.preempted_by, {"priority": 0, "requests": {}})
+            preemptor = details.setdefault(result.preempted_by, {})
             preemptor.setdefault("victims", []).append(victim)
     return dict(sorted(details.items()))
 

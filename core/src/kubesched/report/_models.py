@@ -286,8 +286,9 @@ class VolumeClaimRecord(ReportModel):
 class PodDetails(ReportModel):
     """What the HTML report shows of a pod beyond its result."""
 
-    priority: int
-    requests: dict[str, int]
+    priority: int | None = None
+    """Null for a preemptor no longer in the cluster (only its victims are known)."""
+    requests: dict[str, int] = Field(default_factory=dict)
     pod_group: str | None = None
     """The gang it belongs to (the `scheduling.x-k8s.io/pod-group` label)."""
     claims: list[VolumeClaimRecord] = Field(default_factory=list)
