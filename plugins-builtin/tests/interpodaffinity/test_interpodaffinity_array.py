@@ -86,19 +86,24 @@ def check_filter(
     got = state.read(PRE_FILTER_STATE_KEY)
     want = want_state.read(PRE_FILTER_STATE_KEY)
     assert isinstance(got, PreFilterState) and isinstance(want, PreFilterState)
-    assert got.existing_anti_affinity_counts == want.existing_anti_affinity_counts
-    assert got.affinity_counts == want.affinity_counts
-    assert got.anti_affinity_counts == want.anti_affinity_counts
     assert got.domains is not None and want.domains is None
     for order in _orders(infos):
+        want_statuses = [walk.filter(want_state, pod, i) for i in order]
         rows = snapshot.columns.positions(order)
         assert rows is not None
         mask = fast.filter_mask(state, pod, snapshot.columns, rows)
-        assert mask.tolist() == [walk.filter(want_state, pod, i) is None for i in order]
-        assert [fast.filter(state, pod, i) for i in order] == [
-            walk.filter(want_state, pod, i) for i in order
-        ]
+        assert mask.tolist() == [s is None for s in want_statuses]
+        # the batch form on the snapshot's nodes reads the rows too
+        assert fast.filter_nodes(state, pod, order) == want_statuses
         assert array_filter_mismatch(fast, state, pod, snapshot, order) is None
+    # the dicts, made when read, are the walk's; Filter node by node reads them
+    assert got.existing_anti_affinity_counts == want.existing_anti_affinity_counts
+    assert got.affinity_counts == want.affinity_counts
+    assert got.anti_affinity_counts == want.anti_affinity_counts
+    assert got.domains is not None
+    assert [fast.filter(state, pod, i) for i in infos] == [
+        walk.filter(want_state, pod, i) for i in infos
+    ]
 
 
 def check_score(

@@ -1,5 +1,6 @@
 """InterPodAffinity's Filter, Score and NormalizeScore on rows of the snapshot's
-NodeColumns (ArrayFilterPlugin, ArrayScorePlugin, ArrayNormalizeScorePlugin).
+NodeColumns (ArrayFilterPlugin, ArrayScorePlugin, ArrayNormalizeScorePlugin, and the batch
+Filter on the snapshot's own nodes).
 
 Each answers as the per-node form does (filtering.filter_node, scoring.node_score,
 scoring.normalize), reading a row's domain of each topology key from
@@ -11,16 +12,26 @@ framework asks the per-node form.
 
 from __future__ import annotations
 
+from typing import Final
+
 import numpy as np
 import numpy.typing as npt
 
-from kubesched.framework import MAX_NODE_SCORE, NodeColumns, RowMask, Rows, RowScores
+from kubesched.framework import MAX_NODE_SCORE, NodeColumns, RowMask, Rows, RowScores, Status
 from kubesched_builtin.interpodaffinity.domains import Domains
-from kubesched_builtin.interpodaffinity.filtering import PreFilterState
+from kubesched_builtin.interpodaffinity.filtering import (
+    AFFINITY,
+    ANTI_AFFINITY,
+    ERR_REASON_AFFINITY_RULES_NOT_MATCH,
+    ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
+    ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,
+    EXISTING_ANTI_AFFINITY,
+    PreFilterState,
+)
 from kubesched_builtin.interpodaffinity.scoring import PreScoreState
 from kubesched_builtin.interpodaffinity.terms import pod_matches_all_terms
 
-__all__ = ["filter_mask", "normalize_array", "score_array"]
+__all__ = ["filter_mask", "filter_statuses", "normalize_array", "score_array"]
 
 Ints = npt.NDArray[np.int64]
 
@@ -32,29 +43,57 @@ def _domains(domains: Domains | None, columns: NodeColumns) -> Domains:
     return domains
 
 
-def filter_mask(state: PreFilterState, columns: NodeColumns, rows: Rows) -> RowMask:
-    """True where `filter_node` passes the row's node: the three rules of
-    filtering.satisfies_pod_affinity / satisfies_pod_anti_affinity /
-    satisfies_existing_pods_anti_affinity, each on every row at once."""
+def _failed_rule(state: PreFilterState, columns: NodeColumns, rows: Rows) -> Ints:
+    """For each row, the first of filtering.filter_node's three rules its node fails (1:
+    satisfies_pod_affinity, 2: satisfies_pod_anti_affinity, 3:
+    satisfies_existing_pods_anti_affinity), 0 where it passes them all."""
     d = _domains(state.domains, columns)
-    ok: RowMask = np.ones(len(rows), np.bool_)
+    failed: Ints = np.zeros(len(rows), np.int64)
+    if state.has_counts(EXISTING_ANTI_AFFINITY):
+        for key in d.keys(EXISTING_ANTI_AFFINITY):
+            ids = columns.domain_ids(key)[rows]
+            failed[d.at(EXISTING_ANTI_AFFINITY, key, ids) > 0] = 3
+    if state.has_counts(ANTI_AFFINITY):
+        for term in state.required_anti_affinity:
+            ids = columns.domain_ids(term.topology_key)[rows]
+            failed[d.at(ANTI_AFFINITY, term.topology_key, ids) > 0] = 2
     if state.required_affinity:
-        pods_exist = np.ones(len(rows), np.bool_)
+        ok: RowMask = np.ones(len(rows), np.bool_)
+        pods_exist: RowMask = np.ones(len(rows), np.bool_)
         for term in state.required_affinity:
             ids = columns.domain_ids(term.topology_key)[rows]
             ok &= ids >= 0  # the node must have every topology key
-            pods_exist &= d.at(0, term.topology_key, ids) > 0
+            pods_exist &= d.at(AFFINITY, term.topology_key, ids) > 0
         # the first pod of a group with affinity to itself passes where no pod matches yet
-        if state.affinity_counts or not pod_matches_all_terms(state.required_affinity, state.pod):
+        if state.has_counts(AFFINITY) or not pod_matches_all_terms(
+            state.required_affinity, state.pod
+        ):
             ok &= pods_exist
-    if state.anti_affinity_counts:
-        for term in state.required_anti_affinity:
-            ids = columns.domain_ids(term.topology_key)[rows]
-            ok &= d.at(1, term.topology_key, ids) <= 0
-    if state.existing_anti_affinity_counts:
-        for key in d.keys(2):
-            ok &= d.at(2, key, columns.domain_ids(key)[rows]) <= 0
-    return ok
+        failed[~ok] = 1
+    return failed
+
+
+def filter_mask(state: PreFilterState, columns: NodeColumns, rows: Rows) -> RowMask:
+    """True where `filter_node` passes the row's node."""
+    out: RowMask = _failed_rule(state, columns, rows) == 0
+    return out
+
+
+_STATUSES: Final = (
+    None,
+    lambda: Status.unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH),
+    lambda: Status.unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH),
+    lambda: Status.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH),
+)
+
+
+def filter_statuses(state: PreFilterState, columns: NodeColumns, rows: Rows) -> list[Status | None]:
+    """`filter_node` of each row's node: the status of the first rule it fails."""
+    statuses: list[Status | None] = []
+    for rule in _failed_rule(state, columns, rows).tolist():
+        make = _STATUSES[rule]
+        statuses.append(None if make is None else make())
+    return statuses
 
 
 def score_array(state: PreScoreState, columns: NodeColumns, rows: Rows) -> RowScores:

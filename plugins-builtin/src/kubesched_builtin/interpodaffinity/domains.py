@@ -41,6 +41,18 @@ class Domains:
         out: Ints = totals[ids]
         return out
 
+    def counts(self, which: int) -> dict[tuple[str, str], int]:
+        """Count `which` as a dict: (topology key, value) → total, for each domain with a
+        nonzero total (the `TopologyCounts` the walks make)."""
+        out: dict[tuple[str, str], int] = {}
+        for (w, key), totals in self.totals.items():
+            if w != which:
+                continue
+            values = self.columns.domain_values(key)
+            at = np.flatnonzero(totals[:-1]).tolist()
+            out.update(zip(((key, values[d]) for d in at), totals[at].tolist(), strict=True))
+        return out
+
     def check(self, columns: NodeColumns) -> None:
         """Raise unless the totals were made on `columns` (the caller then asks node by
         node)."""

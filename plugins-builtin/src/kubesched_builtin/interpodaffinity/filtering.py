@@ -14,7 +14,6 @@ as if a pod were placed on or taken off a node (nominated pods, preemption dry r
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Final
 
 from kubesched.api import Node, Pod
@@ -28,9 +27,12 @@ from kubesched_builtin.interpodaffinity.terms import (
 )
 
 __all__ = [
+    "AFFINITY",
+    "ANTI_AFFINITY",
     "ERR_REASON_AFFINITY_RULES_NOT_MATCH",
     "ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH",
     "ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH",
+    "EXISTING_ANTI_AFFINITY",
     "PreFilterState",
     "TopologyCounts",
     "existing_anti_affinity_counts",
@@ -47,6 +49,11 @@ ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH: Final = (
 )
 ERR_REASON_AFFINITY_RULES_NOT_MATCH: Final = "node(s) didn't match pod affinity rules"
 ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH: Final = "node(s) didn't match pod anti-affinity rules"
+
+AFFINITY: Final = 0
+ANTI_AFFINITY: Final = 1
+EXISTING_ANTI_AFFINITY: Final = 2
+"""PreFilter's three counts, by index (in `PreFilterState` and its `Domains`)."""
 
 TopologyCounts = dict[tuple[str, str], int]
 """(topology key, value) → number of matching (pod, term) pairs; zero entries are removed."""
@@ -87,23 +94,104 @@ def _update_with_anti_affinity_terms(
             _update(counts, node, t.topology_key, value)
 
 
-@dataclass(eq=False)
 class PreFilterState:
-    """What PreFilter computed for the incoming pod; AddPod/RemovePod change the counts."""
+    """What PreFilter computed for the incoming pod; AddPod/RemovePod change the counts.
 
-    pod: Pod
-    required_affinity: tuple[AffinityTerm, ...]
-    """The incoming pod's required affinity terms, namespace selectors resolved."""
-    required_anti_affinity: tuple[AffinityTerm, ...]
-    namespace_labels: Mapping[str, str]
-    """Labels of the incoming pod's namespace (for existing pods' namespace selectors)."""
-    existing_anti_affinity_counts: TopologyCounts = field(default_factory=dict)
-    affinity_counts: TopologyCounts = field(default_factory=dict)
-    anti_affinity_counts: TopologyCounts = field(default_factory=dict)
-    domains: Domains | None = None
-    """The three counts per domain of the snapshot's columns (which 0: affinity, 1:
-    anti-affinity, 2: existing pods' anti-affinity), for Filter's mask; None once the
-    counts changed (AddPod/RemovePod, a clone) or when PreFilter walked a node list."""
+    Counted on the snapshot's columns, the three counts are kept per domain (`domains`)
+    and made into dicts only when read (Filter node by node, AddPod/RemovePod, a clone):
+    Filter's mask and batch form read the domains.
+    """
+
+    __slots__ = (
+        "_counts",
+        "domains",
+        "namespace_labels",
+        "pod",
+        "required_affinity",
+        "required_anti_affinity",
+    )
+
+    def __init__(
+        self,
+        pod: Pod,
+        required_affinity: tuple[AffinityTerm, ...],
+        required_anti_affinity: tuple[AffinityTerm, ...],
+        namespace_labels: Mapping[str, str],
+        existing_anti_affinity_counts: TopologyCounts | None = None,
+        affinity_counts: TopologyCounts | None = None,
+        anti_affinity_counts: TopologyCounts | None = None,
+        domains: Domains | None = None,
+    ) -> None:
+        self.pod = pod
+        self.required_affinity = required_affinity
+        """The incoming pod's required affinity terms, namespace selectors resolved."""
+        self.required_anti_affinity = required_anti_affinity
+        self.namespace_labels = namespace_labels
+        """Labels of the incoming pod's namespace (for existing pods' namespace selectors)."""
+        self.domains = domains
+        """The three counts per domain of the snapshot's columns (`AFFINITY`,
+        `ANTI_AFFINITY`, `EXISTING_ANTI_AFFINITY`); None once the counts changed
+        (AddPod/RemovePod, a clone) or when PreFilter walked a node list."""
+        # by count: a dict, or None while it is still only in `domains`
+        self._counts: list[TopologyCounts | None] = [
+            affinity_counts,
+            anti_affinity_counts,
+            existing_anti_affinity_counts,
+        ]
+        if domains is None:
+            self._counts = [c if c is not None else {} for c in self._counts]
+
+    def _dict(self, which: int) -> TopologyCounts:
+        counts = self._counts[which]
+        if counts is None:
+            assert self.domains is not None  # a count is left out only with its domains
+            counts = self._counts[which] = self.domains.counts(which)
+        return counts
+
+    def _own_dicts(self) -> None:
+        """Make every dict and drop the domains: the dicts are about to change."""
+        for which in range(len(self._counts)):
+            self._dict(which)
+        self.domains = None
+
+    def _set(self, which: int, counts: TopologyCounts) -> None:
+        self._own_dicts()
+        self._counts[which] = counts
+
+    @property
+    def affinity_counts(self) -> TopologyCounts:
+        """Existing pods matching all of the incoming pod's required affinity terms, once
+        per term, by (topology key, value)."""
+        return self._dict(AFFINITY)
+
+    @affinity_counts.setter
+    def affinity_counts(self, counts: TopologyCounts) -> None:
+        self._set(AFFINITY, counts)
+
+    @property
+    def anti_affinity_counts(self) -> TopologyCounts:
+        """Existing pods matching each of the incoming pod's required anti-affinity terms."""
+        return self._dict(ANTI_AFFINITY)
+
+    @anti_affinity_counts.setter
+    def anti_affinity_counts(self, counts: TopologyCounts) -> None:
+        self._set(ANTI_AFFINITY, counts)
+
+    @property
+    def existing_anti_affinity_counts(self) -> TopologyCounts:
+        """Existing pods whose required anti-affinity terms match the incoming pod."""
+        return self._dict(EXISTING_ANTI_AFFINITY)
+
+    @existing_anti_affinity_counts.setter
+    def existing_anti_affinity_counts(self, counts: TopologyCounts) -> None:
+        self._set(EXISTING_ANTI_AFFINITY, counts)
+
+    def has_counts(self, which: int) -> bool:
+        """Whether count `which` has a pair (without making its dict)."""
+        counts = self._counts[which]
+        if counts is not None:
+            return bool(counts)
+        return self.domains is not None and bool(self.domains.keys(which))
 
     def clone(self) -> StateData:
         return PreFilterState(
@@ -119,7 +207,7 @@ class PreFilterState:
     def update_with_pod(self, other: PodTerms, other_pod: Pod, node: Node, multiplier: int) -> None:
         """Account for `other_pod` (with terms `other`) appearing on (+1) or leaving (-1)
         `node` (upstream preFilterState.updateWithPod)."""
-        self.domains = None
+        self._own_dicts()
         _update_with_anti_affinity_terms(
             self.existing_anti_affinity_counts,
             other.required_anti_affinity,
@@ -187,9 +275,9 @@ def incoming_affinity_counts(
 
 def satisfies_existing_pods_anti_affinity(state: PreFilterState, node: Node) -> bool:
     """No existing pod's required anti-affinity term rejects the incoming pod here."""
-    counts = state.existing_anti_affinity_counts
-    if not counts:
+    if not state.has_counts(EXISTING_ANTI_AFFINITY):
         return True
+    counts = state.existing_anti_affinity_counts
     labels = node.metadata.labels
     if len(labels) <= len(counts):
         return not any(counts.get(pair, 0) > 0 for pair in labels.items())
@@ -198,9 +286,9 @@ def satisfies_existing_pods_anti_affinity(state: PreFilterState, node: Node) -> 
 
 def satisfies_pod_anti_affinity(state: PreFilterState, node: Node) -> bool:
     """No pod in the node's domain matches one of the incoming pod's anti-affinity terms."""
-    counts = state.anti_affinity_counts
-    if not counts:
+    if not state.has_counts(ANTI_AFFINITY):
         return True
+    counts = state.anti_affinity_counts
     labels = node.metadata.labels
     for term in state.required_anti_affinity:
         value = labels.get(term.topology_key)

@@ -41,6 +41,7 @@ from kubesched_builtin.interpodaffinity import arrays, events
 from kubesched_builtin.interpodaffinity.args import InterPodAffinityArgs
 from kubesched_builtin.interpodaffinity.domains import Domains
 from kubesched_builtin.interpodaffinity.filtering import (
+    EXISTING_ANTI_AFFINITY,
     PreFilterState,
     filter_node,
     filter_nodes,
@@ -57,6 +58,7 @@ from kubesched_builtin.interpodaffinity.podindex import (
 from kubesched_builtin.interpodaffinity.rows import RowTallies, to_scores
 from kubesched_builtin.interpodaffinity.scoring import PreScoreState, node_score, normalize
 from kubesched_builtin.interpodaffinity.terms import (
+    AffinityTerm,
     TermCache,
     WeightedAffinityTerm,
     merge_namespaces,
@@ -141,58 +143,64 @@ class InterPodAffinity(
             )
         except Exception as exc:
             return None, Status.as_error(exc)
-        s = PreFilterState(
-            pod, affinity, anti_affinity, _namespace_labels(self.handle.cluster, pod_namespace(pod))
-        )
+        namespace_labels = _namespace_labels(self.handle.cluster, pod_namespace(pod))
         snapshot = self.handle.snapshot
         if self.use_columns and nodes and nodes is snapshot.node_info_list:
-            self._count_on_columns(s, nodes, snapshot.columns)
+            domains = self._count_on_columns(
+                pod, namespace_labels, affinity, anti_affinity, nodes, snapshot.columns
+            )
+            s = PreFilterState(pod, affinity, anti_affinity, namespace_labels, domains=domains)
         else:
-            s.existing_anti_affinity_counts = existing_anti_affinity_counts(
-                self.index, pod, s.namespace_labels, snapshot.have_pods_with_required_anti_affinity
+            s = PreFilterState(
+                pod,
+                affinity,
+                anti_affinity,
+                namespace_labels,
+                existing_anti_affinity_counts(
+                    self.index,
+                    pod,
+                    namespace_labels,
+                    snapshot.have_pods_with_required_anti_affinity,
+                ),
+                *incoming_affinity_counts(self.index, affinity, anti_affinity, nodes),
             )
-            s.affinity_counts, s.anti_affinity_counts = incoming_affinity_counts(
-                self.index, affinity, anti_affinity, nodes
-            )
-        if not s.existing_anti_affinity_counts and not affinity and not anti_affinity:
+        if not s.has_counts(EXISTING_ANTI_AFFINITY) and not affinity and not anti_affinity:
             return None, Status.skip()
         state.write(PRE_FILTER_STATE_KEY, s)
         return None, None
 
     def _count_on_columns(
-        self, s: PreFilterState, nodes: Sequence[NodeInfo], columns: NodeColumns
-    ) -> None:
-        """PreFilter's three counts from the rows' tallies (`rows.RowTallies`): the same
-        pairs and numbers the walks give, plus the per-domain totals Filter's mask reads."""
-        pod = s.pod
+        self,
+        pod: Pod,
+        namespace_labels: Mapping[str, str],
+        affinity: tuple[AffinityTerm, ...],
+        anti_affinity: tuple[AffinityTerm, ...],
+        nodes: Sequence[NodeInfo],
+        columns: NodeColumns,
+    ) -> Domains:
+        """PreFilter's three counts per domain, from the rows' tallies (`rows.RowTallies`):
+        the same pairs and numbers the walks give."""
         existing, _ = self.tallies.totals(
-            (
-                "existing",
-                pod_namespace(pod),
-                _items(pod.metadata.labels),
-                _items(s.namespace_labels),
-            ),
-            existing_anti_affinity_hits(pod, s.namespace_labels),
+            ("existing", pod_namespace(pod), _items(pod.metadata.labels), _items(namespace_labels)),
+            existing_anti_affinity_hits(pod, namespace_labels),
             self.index,
             nodes,
             columns,
             columns.with_required_anti_affinity,
         )
-        s.existing_anti_affinity_counts = self.tallies.counts(columns, existing, 0)
-        totals = {(2, key): t for (_, key), t in existing.items()}
-        if s.required_affinity or s.required_anti_affinity:
+        totals = {(EXISTING_ANTI_AFFINITY, key): t for (_, key), t in existing.items()}
+        if affinity or anti_affinity:
+            # hits of count 0 are affinity ones, of count 1 anti-affinity ones
             incoming, _ = self.tallies.totals(
-                ("incoming", s.required_affinity, s.required_anti_affinity),
-                incoming_affinity_hits(s.required_affinity, s.required_anti_affinity),
+                ("incoming", affinity, anti_affinity),
+                incoming_affinity_hits(affinity, anti_affinity),
                 self.index,
                 nodes,
                 columns,
                 columns.pod_count > 0,
             )
-            s.affinity_counts = self.tallies.counts(columns, incoming, 0)
-            s.anti_affinity_counts = self.tallies.counts(columns, incoming, 1)
             totals.update(incoming)
-        s.domains = Domains(columns, totals)
+        return Domains(columns, totals)
 
     def pre_filter_extensions(self) -> PreFilterExtensions | None:
         return self
@@ -241,6 +249,11 @@ class InterPodAffinity(
             s = _pre_filter_state(state)
         except RuntimeError:
             return [self.filter(state, pod, info) for info in nodes]
+        if s.domains is not None:
+            # the snapshot's own nodes: the rules on their rows, no dicts made
+            rows = s.domains.columns.positions(nodes)
+            if rows is not None:
+                return arrays.filter_statuses(s, s.domains.columns, rows)
         return filter_nodes(s, nodes)
 
     def filter_mask(self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Rows) -> RowMask:

@@ -21,7 +21,7 @@ from typing import Final
 
 from kubesched.api import Pod
 from kubesched.framework import NodeInfo, PodInfo
-from kubesched_builtin.interpodaffinity.filtering import TopologyCounts
+from kubesched_builtin.interpodaffinity.filtering import AFFINITY, ANTI_AFFINITY, TopologyCounts
 from kubesched_builtin.interpodaffinity.scoring import TopologyScores
 from kubesched_builtin.interpodaffinity.terms import (
     AffinityTerm,
@@ -190,8 +190,8 @@ def incoming_affinity_hits(
     required_affinity: Sequence[AffinityTerm], required_anti_affinity: Sequence[AffinityTerm]
 ) -> NodeHits:
     """filtering.incoming_affinity_counts per node: each group of pods matching all the
-    required affinity terms adds its size under every term's key (count 0), and under the
-    key of each required anti-affinity term it matches (count 1)."""
+    required affinity terms adds its size under every term's key (count AFFINITY), and
+    under the key of each required anti-affinity term it matches (count ANTI_AFFINITY)."""
     affinity_keys = tuple(t.topology_key for t in required_affinity)
     memo: dict[int, tuple[Hit, ...]] = {}
 
@@ -208,7 +208,7 @@ def incoming_affinity_hits(
                 anti = tuple(
                     t.topology_key for t in required_anti_affinity if t.matches(group.pod, None)
                 )
-                found = (*((0, k, 1) for k in keys), *((1, k, 1) for k in anti))
+                found = (*((AFFINITY, k, 1) for k in keys), *((ANTI_AFFINITY, k, 1) for k in anti))
                 memo[group.id] = found
             out.extend((which, key, n * group.count) for which, key, n in found)
         return out

@@ -26,7 +26,6 @@ import numpy.typing as npt
 
 from kubesched.framework import NodeColumns, NodeInfo
 from kubesched_builtin.interpodaffinity.domains import DomainTotals
-from kubesched_builtin.interpodaffinity.filtering import TopologyCounts
 from kubesched_builtin.interpodaffinity.podindex import NodeHits, PodIndex
 from kubesched_builtin.interpodaffinity.scoring import TopologyScores
 
@@ -55,33 +54,10 @@ class RowTallies:
     hits of each node row summed by slot, kept across cycles; the `_MAX_QUERIES` most
     recently asked are kept."""
 
-    __slots__ = ("_columns", "_pairs", "_queries")
+    __slots__ = ("_queries",)
 
     def __init__(self) -> None:
         self._queries: dict[Hashable, _Tallies] = {}
-        self._columns: NodeColumns | None = None
-        self._pairs: dict[str, list[tuple[str, str]]] = {}
-
-    def pairs(self, columns: NodeColumns, key: str) -> list[tuple[str, str]]:
-        """The (key, value) pairs of label `key` by domain id, made once per value (a
-        columns object never reuses an id)."""
-        if columns is not self._columns:
-            self._columns = columns
-            self._pairs = {}
-        pairs = self._pairs.setdefault(key, [])
-        values = columns.domain_values(key)
-        if len(pairs) < len(values):
-            pairs.extend((key, v) for v in values[len(pairs) :])
-        return pairs
-
-    def counts(self, columns: NodeColumns, totals: DomainTotals, which: int) -> TopologyCounts:
-        """The `TopologyCounts` of count `which`: a pair for each domain with a nonzero
-        total."""
-        counts: TopologyCounts = {}
-        for (w, key), by_domain in totals.items():
-            if w == which:
-                _add_counts(self.pairs(columns, key), by_domain, counts)
-        return counts
 
     def totals(
         self,
@@ -152,13 +128,6 @@ def _by_domain(columns: NodeColumns, key: str, per_row: Ints) -> Ints:
         return np.zeros(size, np.int64)
     # float64 weights are exact here: counts and weights stay far below 2**53
     return np.bincount(ids[at], weights=per_row[at], minlength=size).astype(np.int64)
-
-
-def _add_counts(pairs: list[tuple[str, str]], by_domain: Ints, counts: TopologyCounts) -> None:
-    """Add to `counts` a pair for each domain with a nonzero total; `pairs` are the
-    (key, value) pairs by domain id (`RowTallies.pairs`)."""
-    at = np.flatnonzero(by_domain[:-1]).tolist()
-    counts.update(zip(map(pairs.__getitem__, at), by_domain[at].tolist(), strict=True))
 
 
 def to_scores(columns: NodeColumns, sums: DomainTotals, hits: DomainTotals) -> TopologyScores:
