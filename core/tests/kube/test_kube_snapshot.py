@@ -403,6 +403,27 @@ def test_a_kind_the_server_does_not_serve_is_named_and_left_out(live: Live, tmp_
     assert (tmp_path / "deployments.apps.yaml").exists()
 
 
+def test_a_folder_in_use_is_refused_unless_overwritten(
+    live: Live, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "notes.txt").write_text("mine")
+    (tmp_path / "daemonsets.apps.yaml").write_text("an earlier snapshot's")
+    code = main(["snapshot", "--kubeconfig", str(live.kubeconfig), str(tmp_path)])
+    assert code == 2
+    assert f"{tmp_path} is not empty" in capsys.readouterr().err
+    assert not (tmp_path / "pods.yaml").exists()
+
+    live.server.not_served.add("apps/v1/daemonsets")
+    try:
+        snapshot(live.kubeconfig, tmp_path, "--overwrite")
+    finally:
+        live.server.not_served.discard("apps/v1/daemonsets")
+    # the earlier snapshot's file of a kind the cluster no longer has is gone, others stay
+    assert not (tmp_path / "daemonsets.apps.yaml").exists()
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+    assert (tmp_path / "pods.yaml").exists()
+
+
 def test_a_refused_list_and_a_missing_kubeconfig_exit_2_saying_why(
     live: Live, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -61,6 +62,12 @@ def snapshot_kinds() -> KindRegistry:
     "and addresses.",
 )
 @click.option(
+    "--overwrite",
+    is_flag=True,
+    help="Write into a DIRECTORY that is not empty: the files of an earlier snapshot are "
+    "replaced (those of kinds the cluster no longer has removed); other files are left.",
+)
+@click.option(
     "--salt",
     default="",
     metavar="TEXT",
@@ -72,6 +79,7 @@ def snapshot_command(
     context: str | None,
     pods: PodsMode,
     anonymize: bool,
+    overwrite: bool,
     salt: str,
 ) -> None:
     """Write the cluster's nodes, pods, namespaces, PriorityClasses, workloads and every
@@ -88,6 +96,13 @@ def snapshot_command(
             )
             sys.exit(EXIT_MISSING_EXTRA)
         raise
+    folder = Path(directory)
+    if folder.is_dir() and any(folder.iterdir()) and not overwrite:
+        raise click.BadParameter(
+            f"{directory} is not empty: give a new or empty folder, or --overwrite to replace "
+            "an earlier snapshot there",
+            param_hint="DIRECTORY",
+        )
     kinds = list(snapshot_kinds())
     err = output_console(stderr=True)
 
@@ -109,7 +124,7 @@ def snapshot_command(
 
     listed, not_served = asyncio.run(listing())
     snapshot = make_snapshot(listed, pods=pods, anonymize=anonymize, salt=salt)
-    snapshot.write(directory)
+    snapshot.write(directory, replacing=kinds)
     _report(snapshot, directory, not_served, err)
 
 

@@ -68,10 +68,16 @@ class Snapshot:
     unbound: int = 0
     """Pods made pending again (`unbind`)."""
 
-    def write(self, directory: str | os.PathLike[str]) -> list[Path]:
-        """Write the files into `directory` (made when missing); the paths written."""
+    def write(
+        self, directory: str | os.PathLike[str], replacing: Iterable[KindInfo] = ()
+    ) -> list[Path]:
+        """Write the files into `directory` (made when missing); the paths written. The
+        files a snapshot of the kinds `replacing` would have written are removed first, so
+        a kind the cluster no longer has leaves no file of an earlier snapshot behind."""
         folder = Path(directory)
         folder.mkdir(parents=True, exist_ok=True)
+        for info in replacing:
+            (folder / snapshot_file_name(info)).unlink(missing_ok=True)
         paths = []
         for name, text in self.files.items():
             path = folder / name
