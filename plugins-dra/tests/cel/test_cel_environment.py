@@ -411,3 +411,12 @@ def test_cache_keeps_results_per_device_and_driver() -> None:
     for _ in range(2):
         with pytest.raises(Exception, match="no such key: y"):
             cache.device_matches(failing, "a", device)
+
+
+def test_opaque_values_keep_their_type_name() -> None:
+    result = compile_expression('device.capacity["dra.example.com"].memory')
+    device = CELDevice.from_device(DRIVER, _device({}, {"memory": "1Gi"}))
+    with pytest.raises(Exception, match=r"^CEL result of type kubernetes\.Quantity could not"):
+        result.device_matches(device)
+    field = compile_expression('quantity("1").value == "1"')
+    assert "cannot be the operand of a select operation" in str(field.error)

@@ -12,7 +12,14 @@ from typing import Any, Final
 
 from kubesched_dra.cel._device import CELDevice
 from kubesched_dra.cel._errors import CELCompileError, CELRuntimeError
-from kubesched_dra.cel._library import BOOL_TYPE, DYN_TYPE, ERROR_TYPE, environment
+from kubesched_dra.cel._library import (
+    BOOL_TYPE,
+    DYN_TYPE,
+    ERROR_TYPE,
+    checking_environment,
+    opaque_type_name,
+    running_environment,
+)
 
 __all__ = ["CompilationResult", "compile_expression"]
 
@@ -100,7 +107,7 @@ class CompilationResult:
             return bool(result.value())
         if kind == ERROR_TYPE:
             raise CELRuntimeError(_runtime_message(str(result.value())))
-        name = _type_name(kind)
+        name = opaque_type_name(result.value()) or _type_name(kind)
         raise CELRuntimeError(
             f"CEL result of type {name} could not be converted to bool: "
             f"type conversion error from '{name}' to 'bool'"
@@ -113,21 +120,22 @@ def compile_expression(expression: str) -> CompilationResult:
     (``compilation failed: ERROR: <input>:1:1: ...``, ``must evaluate to bool or the
     unknown type, not int``)."""
     try:
-        program = environment().compile(expression)
+        checked = checking_environment().compile(expression)
+        output = checked.return_type()
     except RuntimeError as error:
         message = _strip_status(str(error))
         if _DYN_RANGE not in message:
             return CompilationResult(expression, CELCompileError("compilation failed: " + message))
         # The C++ checker rejects a comprehension over a dyn value (`device.attributes`
-        # is one here, a map upstream), which cel-go accepts: check such an expression
-        # when it runs instead.
-        program = environment().compile(expression, disable_check=True)
-    output = program.return_type()
+        # is one here, a map upstream), which cel-go accepts: such an expression is
+        # checked when it runs instead.
+        output = DYN_TYPE
     if output != BOOL_TYPE and output != DYN_TYPE:
         return CompilationResult(
             expression,
             CELCompileError(f"must evaluate to bool or the unknown type, not {_type_name(output)}"),
         )
+    program = running_environment().compile(expression, disable_check=True)
     domains = frozenset(
         match.group(2) if match.group(2) is not None else match.group(3)
         for match in _INDEXED_DOMAIN.finditer(expression)

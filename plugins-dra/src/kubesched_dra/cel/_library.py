@@ -4,9 +4,16 @@ semver libraries, ``cel.bind`` and the string extension.
 upstream: staging/src/k8s.io/dynamic-resource-allocation/cel/compile.go (newCompiler) on
 k8s.io/apiserver/pkg/cel/library (quantity.go, semverlib.go) and cel-go's ext.Bindings and
 ext.Strings. The runtime is cel-expr-python (Google's CEL C++ runtime, whose type checker
-writes cel-go's messages). Quantity and semver values are protobuf messages named as
-upstream's CEL types (``kubernetes.Quantity``, ``kubernetes.Semver``) holding their
-canonical text; this module is the only one that touches cel-expr-python or protobuf.
+writes cel-go's messages).
+
+Two environments with the same functions: the checking one declares quantities and
+versions as upstream's opaque types (``kubernetes.Quantity``, ``kubernetes.Semver``), so
+type errors read as upstream's; the running one, which executes expressions the checking
+one accepted, carries them as strings with a private-use prefix and their canonical
+text. cel-expr-python keeps a reference to every Python object that crosses a function
+call, which for protobuf messages (its only opaque values) is about a kilobyte per call
+for the life of the process; strings cost a tenth of that. This module is the only one
+that touches cel-expr-python.
 """
 
 from __future__ import annotations
@@ -18,11 +25,6 @@ from typing import Any, Final
 
 from cel_expr_python import cel  # type: ignore[import-untyped]
 from cel_expr_python.ext import ext_bindings, ext_strings  # type: ignore[import-untyped]
-from google.protobuf import (  # type: ignore[import-untyped]
-    descriptor_pb2,
-    descriptor_pool,
-    message_factory,
-)
 
 from kubesched.api import format_quantity, parse_quantity
 from kubesched_dra.cel._semver import SemverError, Version, normalize_and_parse, parse_semver
@@ -34,8 +36,10 @@ __all__ = [
     "QUANTITY_TYPE",
     "SEMVER_TYPE",
     "LibraryError",
-    "environment",
+    "checking_environment",
+    "opaque_type_name",
     "quantity",
+    "running_environment",
     "semver",
 ]
 
@@ -57,40 +61,34 @@ class LibraryError(ValueError):
     """A library function's runtime error; the runtime reports its message as the error."""
 
 
-def _message_classes() -> tuple[Any, Any, Any]:
-    """A private descriptor pool with one message per opaque type, each holding its text."""
-    file = descriptor_pb2.FileDescriptorProto(
-        name="kubesched_dra/cel.proto", package="kubernetes", syntax="proto3"
-    )
-    for name in ("Quantity", "Semver"):
-        message = file.message_type.add(name=name)
-        message.field.add(
-            name="_v",
-            number=1,
-            type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
-            label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL,
-        )
-    pool = descriptor_pool.DescriptorPool()
-    pool.Add(file)
-    quantity_class = message_factory.GetMessageClass(pool.FindMessageTypeByName(QUANTITY_TYPE))
-    semver_class = message_factory.GetMessageClass(pool.FindMessageTypeByName(SEMVER_TYPE))
-    return pool, quantity_class, semver_class
+# A quantity or a version as the running environment holds it. The prefix is a
+# private-use character, which no attribute value written by a driver carries.
+_QUANTITY_TAG: Final = "\ue000kubernetes.Quantity:"
+_SEMVER_TAG: Final = "\ue000kubernetes.Semver:"
 
 
-_POOL, _QUANTITY, _SEMVER = _message_classes()
+def quantity(value: Fraction) -> str:
+    """The CEL value of a quantity (a device's capacity, or quantity()'s result); equal
+    quantities have equal values (``quantity("1Gi") == quantity("1024Mi")``)."""
+    return _QUANTITY_TAG + format_quantity(value)
 
 
-def quantity(value: Fraction) -> Any:
-    """The CEL value of a quantity (a device's capacity, or quantity()'s result)."""
-    return _QUANTITY(_v=format_quantity(value))
-
-
-def semver(version: Version) -> Any:
+def semver(version: Version) -> str:
     """The CEL value of a version (a device's version attribute, or semver()'s result).
 
-    Build metadata is dropped: blang compares versions without it, and CEL's ``==`` on
-    the message compares the text."""
-    return _SEMVER(_v=version.canonical())
+    Build metadata is dropped: blang compares versions without it, so equal versions
+    have equal values."""
+    return _SEMVER_TAG + version.canonical()
+
+
+def opaque_type_name(value: object) -> str | None:
+    """``kubernetes.Quantity`` or ``kubernetes.Semver`` for such a value, else None."""
+    if isinstance(value, str):
+        if value.startswith(_QUANTITY_TAG):
+            return QUANTITY_TYPE
+        if value.startswith(_SEMVER_TAG):
+            return SEMVER_TYPE
+    return None
 
 
 @functools.lru_cache(maxsize=4096)
@@ -99,11 +97,15 @@ def _quantity_value(text: str) -> Fraction:
 
 
 def _as_quantity(value: Any) -> Fraction | None:
-    return _quantity_value(value._v) if type(value) is _QUANTITY else None
+    if isinstance(value, str) and value.startswith(_QUANTITY_TAG):
+        return _quantity_value(value[len(_QUANTITY_TAG) :])
+    return None
 
 
 def _as_semver(value: Any) -> Version | None:
-    return parse_semver(value._v) if type(value) is _SEMVER else None
+    if isinstance(value, str) and value.startswith(_SEMVER_TAG):
+        return parse_semver(value[len(_SEMVER_TAG) :])
+    return None
 
 
 def _no_such_overload() -> LibraryError:
@@ -234,9 +236,15 @@ def _is_greater_than(value: Any, other: Any) -> bool:
     return _compare(value, other) == 1
 
 
-def _declarations() -> list[Any]:
-    q, s = cel.Type(QUANTITY_TYPE), cel.Type(SEMVER_TYPE)
+def _declarations(running: bool) -> list[Any]:
+    """The library's functions: for checking with the opaque types and no
+    implementations, for running with strings and the implementations."""
     string, boolean, integer = cel.Type.STRING, cel.Type.BOOL, cel.Type.INT
+    if running:
+        q = s = string
+    else:
+        q = cel.Type.AbstractType(QUANTITY_TYPE)
+        s = cel.Type.AbstractType(SEMVER_TYPE)
 
     def overload(
         overload_id: str,
@@ -245,15 +253,17 @@ def _declarations() -> list[Any]:
         impl: Callable[..., Any] | None,
         member: bool = False,
     ) -> Any:
-        # An overload without impl shares the one given to a sibling with the same kinds:
-        # the runtime keys implementations by (name, receiver, argument kinds), and both
-        # message types are one kind to it.
-        if impl is None:
+        if not running:
             return cel.Overload(overload_id, result, params, is_member=member)
         return cel.Overload(overload_id, result, params, is_member=member, impl=impl)
 
     def function(name: str, *overloads: Any) -> Any:
         return cel.FunctionDecl(name, list(overloads))
+
+    def semver_twin(overload_id: str, result: Any, params: list[Any]) -> list[Any]:
+        # The semver twin of a quantity method: only checking tells them apart; running,
+        # both are (string, string) and the quantity one's implementation serves both.
+        return [] if running else [overload(overload_id, result, params, None, True)]
 
     return [
         function("quantity", overload("string_to_quantity", q, [string], _quantity_of)),
@@ -278,17 +288,17 @@ def _declarations() -> list[Any]:
         function(
             "isLessThan",
             overload("quantity_less", boolean, [q, q], _is_less_than, True),
-            overload("semver_less", boolean, [s, s], None, True),
+            *semver_twin("semver_less", boolean, [s, s]),
         ),
         function(
             "isGreaterThan",
             overload("quantity_greater", boolean, [q, q], _is_greater_than, True),
-            overload("semver_greater", boolean, [s, s], None, True),
+            *semver_twin("semver_greater", boolean, [s, s]),
         ),
         function(
             "compareTo",
             overload("quantity_compare_to", integer, [q, q], _compare, True),
-            overload("semver_compare_to", integer, [s, s], None, True),
+            *semver_twin("semver_compare_to", integer, [s, s]),
         ),
         function(
             "semver",
@@ -306,17 +316,30 @@ def _declarations() -> list[Any]:
     ]
 
 
-@functools.cache
-def environment() -> Any:
-    """The one CEL environment of device selectors (built on first use, then shared).
+_DEVICE: Final[Any] = cel.Type.Map(cel.Type.STRING, cel.Type.DYN)
 
-    `device` is declared as a map from field name to dyn: the runtime's type checker
-    cannot hold upstream's object type (kubernetes.DRADevice) without a protobuf
-    schema for attribute values, so field names and attribute types are checked when
-    the expression runs (docs/cel.md lists what this changes)."""
+
+@functools.cache
+def checking_environment() -> Any:
+    """The environment that type-checks selectors (built on first use, then shared).
+
+    `device` is declared as a map from field name to dyn: the C++ checker cannot hold
+    upstream's object type (kubernetes.DRADevice) without a protobuf schema for
+    attribute values, so field names and attribute types are checked when the
+    expression runs (docs/cel.md lists what this changes)."""
     return cel.NewEnv(
-        _POOL,
-        variables={"device": cel.Type.Map(cel.Type.STRING, cel.Type.DYN)},
-        functions=_declarations(),
+        variables={"device": _DEVICE},
+        functions=_declarations(running=False),
+        extensions=[ext_bindings.ExtBindings(), ext_strings.ExtStrings()],
+    )
+
+
+@functools.cache
+def running_environment() -> Any:
+    """The environment that runs selectors the checking one accepted (compiled there
+    without checking)."""
+    return cel.NewEnv(
+        variables={"device": _DEVICE},
+        functions=_declarations(running=True),
         extensions=[ext_bindings.ExtBindings(), ext_strings.ExtStrings()],
     )
