@@ -19,7 +19,13 @@ from kubesched.cli._report import TIMELINE_ROWS, latency_line, render_result, ti
 from kubesched.cluster.memory import default_kinds
 from kubesched.config import load_config, resolve
 from kubesched.runtime import PluginRegistry, make_plugin_manager
-from kubesched.simulate import Simulation, SimulationResult, load_manifests, load_scenario
+from kubesched.simulate import (
+    Simulation,
+    SimulationResult,
+    load_manifests,
+    load_scenario,
+    simulate,
+)
 from kubesched.simulate._timeline import COUNT_KEYS, TimelinePoint, latency_summary
 from kubesched.workloads import register as register_workloads
 
@@ -282,3 +288,47 @@ def test_the_table_fits_a_narrow_console(tmp_path: Path) -> None:
     console = Console(width=60, record=True, color_system=None)
     render_result(result, console)
     assert all(len(line) <= 60 for line in console.export_text().splitlines())
+
+
+def test_a_job_a_scenario_resumes_and_its_deadline_show_in_the_timeline(tmp_path: Path) -> None:
+    """A Job created suspended makes its pods when a `patch` step resumes it at 60s; they run
+    30s, two at a time; its deadline (100s after the resume) ends the fourth round."""
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "batch", "namespace": "default"},
+        "spec": {
+            "suspend": True,
+            "parallelism": 2,
+            "completions": 8,
+            "activeDeadlineSeconds": 100,
+            "template": {
+                "metadata": {"annotations": {"simulation.kubesched.io/duration": "30s"}},
+                "spec": {
+                    "restartPolicy": "Never",
+                    "containers": [
+                        {"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}
+                    ],
+                },
+            },
+        },
+    }
+    steps = scenario(
+        {
+            "at": "60s",
+            "patch": {"kind": "Job", "name": "batch", "patch": {"spec": {"suspend": False}}},
+        },
+    )
+    manifests, _, steps_file = write(tmp_path, [node("n1"), job], steps)
+    result = simulate([manifests], scenario=steps_file)
+    points = [(p.at, p.count("bound"), p.count("succeeded")) for p in result.timeline]
+    # nothing until the resume; rounds of two pods every 30 s; at 160 s the deadline
+    # deletes the round then running (its pods terminate for their grace period)
+    assert points[:5] == [(0.0, 0, 0), (60.0, 2, 0), (90.0, 2, 2), (120.0, 2, 4), (150.0, 2, 6)]
+    assert points[-1][1:] == (0, 6)
+    created = sorted(p.times.created for p in result.pods if p.times is not None)
+    # the fourth round was deleted: gone from the pods, still among the latencies
+    assert created == [60.0, 60.0, 90.0, 90.0, 120.0, 120.0]
+    assert result.latencies == [0.0] * 8
+    [workload] = result.section("workloads").payload
+    assert workload["message"] == "Failed: Job was active longer than specified deadline"
