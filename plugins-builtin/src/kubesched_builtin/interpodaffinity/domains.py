@@ -3,8 +3,6 @@ PreScore's state beside the dicts so Filter and Score can answer for many rows a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import numpy.typing as npt
 
@@ -19,16 +17,24 @@ DomainTotals = dict[tuple[int, str], Ints]
 more at the end: the total a row without the key (id -1) reads."""
 
 
-@dataclass(frozen=True, slots=True)
 class Domains:
     """`totals` as made on `columns` (a state's arrays answer only for those columns)."""
 
-    columns: NodeColumns
-    totals: DomainTotals
+    __slots__ = ("_keys", "columns", "totals")
+
+    def __init__(self, columns: NodeColumns, totals: DomainTotals) -> None:
+        self.columns = columns
+        self.totals = totals
+        self._keys: dict[int, list[str]] = {}
 
     def keys(self, which: int) -> list[str]:
         """The topology keys of count `which` with some nonzero total."""
-        return [key for (w, key), t in self.totals.items() if w == which and t.any()]
+        found = self._keys.get(which)
+        if found is None:
+            found = self._keys[which] = [
+                key for (w, key), t in self.totals.items() if w == which and t.any()
+            ]
+        return found
 
     def at(self, which: int, key: str, ids: npt.NDArray[np.int64]) -> Ints:
         """The total of count `which` in each of the domains `ids` of `key` (0 for -1)."""
