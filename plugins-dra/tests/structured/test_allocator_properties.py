@@ -1,6 +1,7 @@
-"""Invariants of the allocator on random small clusters, against a brute-force oracle:
+"""Invariants of the allocator on random small clusters, against brute-force oracles:
 a solution exists exactly when the allocator finds one, no device is given twice or
-while in use, every request gets its count, and matchAttribute constraints hold."""
+while in use, every request gets its count, matchAttribute constraints hold, and a
+firstAvailable request gets the first subrequest that fits."""
 
 from __future__ import annotations
 
@@ -8,7 +9,17 @@ import itertools
 from collections import Counter
 from dataclasses import dataclass
 
-from allocator_builders import NODE1, REGION1, claim, device, device_class, node, request
+from allocator_builders import (
+    NODE1,
+    REGION1,
+    claim,
+    device,
+    device_class,
+    node,
+    prioritized,
+    request,
+    sub_request,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -133,3 +144,31 @@ def test_allocation_matches_brute_force_and_keeps_invariants(
                 len({numa[DeviceID(r.driver, r.pool, r.device)] for r in result.devices.results})
                 == 1
             )
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    clusters(),
+    st.lists(
+        st.tuples(st.sampled_from(sorted(CLASSES)), st.integers(1, 3)), min_size=1, max_size=3
+    ),
+)
+def test_first_available_picks_the_first_subrequest_that_fits(
+    cluster: tuple[list[ResourceSlice], dict[DeviceID, int], set[DeviceID]],
+    alternatives: list[tuple[str, int]],
+) -> None:
+    slices, numa, allocated = cluster
+    subs = [sub_request(f"sub-{i}", name, count) for i, (name, count) in enumerate(alternatives)]
+    claims = [claim("claim-0", prioritized("req", *subs))]
+    classes = {name: device_class(name, driver) for name, driver in CLASSES.items()}
+    allocator = Allocator(AllocatorFeatures(), allocated, classes, slices, CELCache())
+    results = allocator.allocate(node(NODE1, REGION1), claims)
+    free = Counter(d.driver for d in numa if d not in allocated)
+    fitting = [i for i, (name, count) in enumerate(alternatives) if free[CLASSES[name]] >= count]
+    if not fitting:
+        assert results is None
+        return
+    assert results is not None
+    chosen = {r.request for r in results[0].devices.results}
+    assert chosen == {f"req/sub-{fitting[0]}"}
+    assert len(results[0].devices.results) == alternatives[fitting[0]][1]
