@@ -10,11 +10,21 @@ ValidateDNS1123Label, ValidateDNS1123Subdomain).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Hashable, Sequence
 from typing import Final, TypeVar
 
-from kubesched.api.field import ErrorList, Path, duplicate, invalid, required, too_long, too_many
+from kubesched.api.field import (
+    ErrorList,
+    FieldError,
+    Path,
+    duplicate,
+    invalid,
+    required,
+    too_long,
+    too_many,
+)
 from kubesched.api.validation import is_dns1123_label, is_dns1123_subdomain
 
 __all__ = [
@@ -44,14 +54,20 @@ _C_IDENTIFIER_MSG: Final = (
 )
 
 
+# The same few names (drivers, attribute names, device name prefixes) come back on every
+# device of every slice: their problems are computed once per name.
+_label_problems = functools.lru_cache(maxsize=4096)(lambda v: tuple(is_dns1123_label(v)))
+_subdomain_problems = functools.lru_cache(maxsize=4096)(lambda v: tuple(is_dns1123_subdomain(v)))
+
+
 def validate_label(value: str, path: Path) -> ErrorList:
     """upstream corevalidation.ValidateDNS1123Label (device and request names)."""
-    return [invalid(path, value, m) for m in is_dns1123_label(value)]
+    return [invalid(path, value, m) for m in _label_problems(value)]
 
 
 def validate_subdomain(value: str, path: Path) -> ErrorList:
     """upstream corevalidation.ValidateDNS1123Subdomain (device class names)."""
-    return [invalid(path, value, m) for m in is_dns1123_subdomain(value)]
+    return [invalid(path, value, m) for m in _subdomain_problems(value)]
 
 
 def validate_driver_name(name: str, path: Path) -> ErrorList:
@@ -61,7 +77,7 @@ def validate_driver_name(name: str, path: Path) -> ErrorList:
         errors.append(required(path))
     if len(name.encode()) > DRIVER_NAME_MAX_LENGTH:
         errors.append(too_long(path, name, DRIVER_NAME_MAX_LENGTH))
-    errors += [invalid(path, name, m) for m in is_dns1123_subdomain(name.lower())]
+    errors += [invalid(path, name, m) for m in _subdomain_problems(name.lower())]
     return errors
 
 
@@ -89,6 +105,15 @@ def _c_identifier(value: str, path: Path) -> ErrorList:
 def validate_qualified_name(name: str, path: Path) -> ErrorList:
     """An attribute or capacity name: a C identifier, optionally after a driver-style
     domain and a slash."""
+    return [FieldError(e.type, str(path), e.value, e.detail) for e in _qualified_name(name)]
+
+
+@functools.lru_cache(maxsize=4096)
+def _qualified_name(name: str) -> tuple[FieldError, ...]:
+    return tuple(_qualified_name_errors(name, Path()))
+
+
+def _qualified_name_errors(name: str, path: Path) -> ErrorList:
     parts = name.split("/")
     if len(parts) == 1:
         return _c_identifier(parts[0], path)

@@ -395,7 +395,8 @@ def _claim_for(
         annotations=annotations,
         labels=dict(template.spec.metadata.labels),
     )
-    return ResourceClaim(metadata=meta, spec=template.spec.spec.model_copy(deep=True))
+    # the cluster stores a copy of what it is given: the template's spec is not shared
+    return ResourceClaim(metadata=meta, spec=template.spec.spec)
 
 
 def _needs_claims(pod: Pod, deleted: bool) -> bool:

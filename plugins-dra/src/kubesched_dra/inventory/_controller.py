@@ -15,9 +15,9 @@ from typing import Final
 
 from kubesched.api import Node
 from kubesched.cluster import Cluster, WatchEvent
-from kubesched_dra.api import ResourceSlice, ResourceSliceSpec
+from kubesched_dra.api import Device, ResourceSlice, ResourceSliceSpec
 from kubesched_dra.controllers._queue import KeyQueue
-from kubesched_dra.inventory._expand import INVENTORY_LABEL, slices_for
+from kubesched_dra.inventory._expand import INVENTORY_LABEL, devices_of, slices_for
 from kubesched_dra.inventory._models import DeviceInventory
 
 __all__ = ["DeviceInventoryController"]
@@ -34,6 +34,12 @@ class DeviceInventoryController:
     def __init__(self) -> None:
         self._cluster: Cluster | None = None
         self._queue = KeyQueue(self.name, self._sync)  # node names, or _ALL for every node
+        # node -> name -> slice, of the slices inventories made; kept from the watch and
+        # from this controller's own writes (which it must see before their events come)
+        self._slices: dict[str, dict[str, ResourceSlice]] = {}
+        # inventory name -> (its resourceVersion, its devices): built once per version,
+        # shared by every node's slices (the cluster stores a copy of each)
+        self._devices: dict[str, tuple[str | None, list[Device]]] = {}
 
     @property
     def cluster(self) -> Cluster:
@@ -44,6 +50,7 @@ class DeviceInventoryController:
         self._cluster = cluster
         cluster.watch("Node", self._on_node)
         cluster.watch("DeviceInventory", self._on_inventory)
+        cluster.watch("ResourceSlice", self._on_slice)
 
     def busy(self) -> bool:
         return self._queue.busy()
@@ -63,6 +70,18 @@ class DeviceInventoryController:
             return
         self._add(_ALL)
 
+    def _on_slice(self, event: WatchEvent) -> None:
+        self._note(event.obj, deleted=event.type == "DELETED")
+
+    def _note(self, slice_: ResourceSlice, *, deleted: bool) -> None:
+        node = slice_.spec.node_name
+        if INVENTORY_LABEL not in slice_.metadata.labels or not node:
+            return
+        if deleted:
+            self._slices.get(node, {}).pop(slice_.metadata.name, None)
+        else:
+            self._slices.setdefault(node, {})[slice_.metadata.name] = slice_
+
     def _add(self, node: str) -> None:
         self._queue.add(node)
 
@@ -71,25 +90,17 @@ class DeviceInventoryController:
             await self.sync_node(node)
             return
         names = {n.metadata.name for n in self.cluster.list("Node")}
-        names |= {s.spec.node_name for s in self._ours() if s.spec.node_name}
+        names |= {name for name, slices in self._slices.items() if slices}
         for name in sorted(names):
             await self.sync_node(name)
-
-    def _ours(self) -> list[ResourceSlice]:
-        return [
-            s
-            for s in self.cluster.list("ResourceSlice")
-            if isinstance(s, ResourceSlice) and INVENTORY_LABEL in s.metadata.labels
-        ]
 
     async def sync_node(self, name: str) -> None:
         """Bring the node's inventory slices to what the inventories say now: per
         inventory, create, replace (next pool generation) or delete them."""
         node: Node | None = self.cluster.get("Node", name)
         existing: dict[str, list[ResourceSlice]] = {}
-        for s in self._ours():
-            if s.spec.node_name == name:
-                existing.setdefault(s.metadata.labels[INVENTORY_LABEL], []).append(s)
+        for s in self._slices.get(name, {}).values():
+            existing.setdefault(s.metadata.labels[INVENTORY_LABEL], []).append(s)
         wanted = {
             inv.metadata.name: inv
             for inv in self.cluster.list("DeviceInventory")
@@ -99,27 +110,40 @@ class DeviceInventoryController:
         }
         for inventory_name, slices in existing.items():
             inventory = wanted.get(inventory_name)
-            if inventory is not None and node is not None and _same(slices, inventory, node):
+            if inventory is not None and node is not None and self._same(slices, inventory, node):
                 del wanted[inventory_name]
                 continue
             for s in slices:
                 await self.cluster.delete("ResourceSlice", s.metadata.name)
+                self._note(s, deleted=True)
             if inventory is not None and node is not None:
                 generation = max(s.spec.pool.generation for s in slices) + 1
-                for new in slices_for(inventory, node, generation):
-                    await self.cluster.create(new)
+                await self._publish(inventory, node, generation)
                 del wanted[inventory_name]
         for inventory in wanted.values():
             assert node is not None
-            for new in slices_for(inventory, node):
-                await self.cluster.create(new)
+            await self._publish(inventory, node, 1)
 
+    def _devices_of(self, inventory: DeviceInventory) -> list[Device]:
+        version = inventory.metadata.resource_version
+        known = self._devices.get(inventory.metadata.name)
+        if known is None or known[0] != version:
+            known = (version, devices_of(inventory))
+            self._devices[inventory.metadata.name] = known
+        return known[1]
 
-def _same(slices: list[ResourceSlice], inventory: DeviceInventory, node: Node) -> bool:
-    """Whether the node's slices of `inventory` hold what it would publish now."""
-    generation = slices[0].spec.pool.generation
-    wanted = [s.spec for s in slices_for(inventory, node, generation)]
-    return sorted((s.spec for s in slices), key=_first_device) == wanted
+    def _same(self, slices: list[ResourceSlice], inventory: DeviceInventory, node: Node) -> bool:
+        """Whether the node's slices of `inventory` hold what it would publish now."""
+        generation = slices[0].spec.pool.generation
+        devices = self._devices_of(inventory)
+        wanted = [s.spec for s in slices_for(inventory, node, generation, devices)]
+        return sorted((s.spec for s in slices), key=_first_device) == wanted
+
+    async def _publish(self, inventory: DeviceInventory, node: Node, generation: int) -> None:
+        for new in slices_for(inventory, node, generation, self._devices_of(inventory)):
+            created = await self.cluster.create(new)
+            assert isinstance(created, ResourceSlice)
+            self._note(created, deleted=False)
 
 
 def _first_device(spec: ResourceSliceSpec) -> str:

@@ -42,11 +42,17 @@ def devices_of(inventory: DeviceInventory) -> list[Device]:
     return devices
 
 
-def slices_for(inventory: DeviceInventory, node: Node, generation: int = 1) -> list[ResourceSlice]:
+def slices_for(
+    inventory: DeviceInventory,
+    node: Node,
+    generation: int = 1,
+    devices: list[Device] | None = None,
+) -> list[ResourceSlice]:
     """The pool `node.name` of the inventory's driver, on that node: as many slices as
     the per-slice device limit needs, each owned by the node (as the kubelet's slices
-    are, so they go with it) and labelled with the inventory's name."""
-    devices = devices_of(inventory)
+    are, so they go with it) and labelled with the inventory's name. `devices` are the
+    inventory's (`devices_of`), when the caller has them already."""
+    devices = devices_of(inventory) if devices is None else devices
     tainted = any(d.taints for d in devices)
     limit = (
         RESOURCE_SLICE_MAX_DEVICES_WITH_TAINTS_OR_CONSUMES_COUNTERS
