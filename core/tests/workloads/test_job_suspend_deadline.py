@@ -62,12 +62,19 @@ def message_of(job: Job) -> str:
     return message
 
 
+def events(cluster: MemoryCluster) -> list[tuple[str, str, str]]:
+    """The Job's Events: (type, reason, message), in order."""
+    return [(e.type, e.reason, e.message) for e in cluster.events() if e.involved_kind == "Job"]
+
+
 def seconds(when: datetime | None) -> float:
     assert when is not None
     return (when - EPOCH).total_seconds()
 
 
 def test_a_suspended_job_makes_no_pods_until_it_is_resumed() -> None:
+    recorded: list[tuple[str, str, str]] = []
+
     async def work(cluster: MemoryCluster) -> tuple[Job, int, Job, int, float]:
         loop = asyncio.get_running_loop()
         await asyncio.sleep(50)
@@ -77,9 +84,14 @@ def test_a_suspended_job_makes_no_pods_until_it_is_resumed() -> None:
         resumed_at = loop.time()
         await set_suspend(cluster, False)
         await settle(cluster, step=0.001, limit=0.01)
+        recorded.extend(events(cluster))
         return suspended, before, job_of(cluster), len(pods_of(cluster, "crunch-")), resumed_at
 
     suspended, before, resumed, after, resumed_at = run(JOB % "suspend: true", work)
+    assert recorded == [
+        ("Normal", "Suspended", "Job suspended"),
+        ("Normal", "Resumed", "Job resumed"),
+    ]
     assert before == 0
     assert message_of(suspended) == "Suspended: Job suspended"
     assert suspended.status.start_time is None
@@ -116,9 +128,12 @@ BOUND = JOB.replace("restartPolicy: Never", "restartPolicy: Never\n      nodeNam
 
 
 def test_a_job_active_past_its_deadline_fails_and_loses_its_pods() -> None:
+    recorded: list[tuple[str, str, str]] = []
+
     async def work(cluster: MemoryCluster) -> tuple[Job, list[Pod]]:
         await settle(cluster, limit=120)
         running = [p for p in pods_of(cluster, "crunch-") if not p.is_terminal]
+        recorded.extend(events(cluster))
         return job_of(cluster), running
 
     # rounds of 30 s: two pods succeed at 30 s; the next two run when the deadline hits
@@ -132,6 +147,19 @@ def test_a_job_active_past_its_deadline_fails_and_loses_its_pods() -> None:
     assert seconds(job.status.conditions[-1].last_transition_time) == 45
     assert job.status.succeeded == 2 and job.status.active == 0
     assert running == []  # deleted (and gone once their grace period ran out)
+    assert recorded == [
+        ("Warning", "DeadlineExceeded", "Job was active longer than specified deadline")
+    ]
+
+
+def test_a_completed_job_records_it() -> None:
+    async def work(cluster: MemoryCluster) -> tuple[Job, list[tuple[str, str, str]]]:
+        await settle(cluster, limit=200)
+        return job_of(cluster), events(cluster)
+
+    job, recorded = run(BOUND % "", work)
+    assert conditions(job)[-1][0] == "Complete"
+    assert recorded == [("Normal", "Completed", "Job completed")]
 
 
 def test_the_deadline_counts_from_the_resume_not_while_suspended() -> None:

@@ -17,7 +17,9 @@ suspended`), and turns False (`JobResumed`, `Job resumed`) when it is resumed, w
 restarts its startTime. `spec.activeDeadlineSeconds` (pastActiveDeadline): once a Job not
 suspended has been active that long since its startTime, its active pods are deleted and it
 fails (`DeadlineExceeded`, `Job was active longer than specified deadline`); the backoff
-limit is looked at first.
+limit is looked at first. As upstream's recorder, the controller records Events: Normal
+`Suspended` and `Resumed` when the condition changes, Normal `Completed` (`Job completed`),
+and a Warning with the failure's reason and message.
 
 Pods finish through the pod lifecycle (`kubesched.workloads.PodLifecycle`): a Job's pods run
 for the duration in their template's `simulation.kubesched.io/duration` annotation or, when
@@ -115,6 +117,8 @@ class JobController(Reconciler):
                 await self.delete_pod(pod)
             status = self._finish(status, "Failed", *failure)
             await self.write_status(job, status.model_copy(update={"active": 0}))
+            # upstream recordJobFinished
+            await self.record(job, "Warning", *failure)
             return
         indexed = spec.completion_mode == "Indexed"
         done_indexes = {_index(p) for p in succeeded} if indexed else set()
@@ -127,6 +131,7 @@ class JobController(Reconciler):
             )
             status.completion_time = status.conditions[-1].last_transition_time
             await self.write_status(job, status)
+            await self.record(job, "Normal", "Completed", "Job completed")
             return
         if spec.suspend:
             # upstream manageJob: a suspended Job deletes all its active pods
@@ -138,8 +143,14 @@ class JobController(Reconciler):
             wanted = self._wanted(job, len(succeeded), len(active))
             if wanted > len(active) and not self._backing_off(job, failed):
                 await self._create(job, wanted - len(active), active, done_indexes)
-        status = self._suspended_condition(job, status)
-        await self.write_status(job, status)
+        new = self._suspended_condition(job, status)
+        await self.write_status(job, new)
+        if new.conditions != status.conditions:
+            # upstream syncJob, when the Suspended condition changes
+            if job.spec.suspend:
+                await self.record(job, "Normal", "Suspended", "Job suspended")
+            else:
+                await self.record(job, "Normal", "Resumed", "Job resumed")
 
     def _past_deadline(self, job: Job, status: JobStatus) -> bool:
         """upstream pastActiveDeadline; when the deadline is still ahead, the Job is synced

@@ -13,7 +13,7 @@ from __future__ import annotations
 import abc
 import asyncio
 import logging
-from typing import Any, Final, cast
+from typing import Any, Final, Literal, cast
 
 from kubesched.api import Pod
 from kubesched.cluster import Cluster, KubeEvent, WatchEvent
@@ -103,16 +103,28 @@ class Reconciler(abc.ABC):
         """upstream: the controller records a Warning FailedCreate Event on its object
         (`Error creating: <the API server's error>`); the workloads report shows it."""
         _log.warning("%s %s: error creating: %s", self.kind, obj.metadata.name, error)
+        await self.record(obj, "Warning", FAILED_CREATE, f"Error creating: {error}", "Create")
+
+    async def record(
+        self,
+        obj: Any,
+        type_: Literal["Normal", "Warning"],
+        reason: str,
+        message: str,
+        action: str = "",
+    ) -> None:
+        """Record an Event about `obj` (one of this controller's objects), as the
+        controller's event recorder does."""
         meta = obj.metadata
         event = KubeEvent(
             namespace=meta.namespace or "default",
             involved_kind=self.kind,
             involved_name=meta.name,
             involved_uid=meta.uid,
-            type="Warning",
-            reason=FAILED_CREATE,
-            action="Create",
-            message=f"Error creating: {error}",
+            type=type_,
+            reason=reason,
+            action=action,
+            message=message,
             reporting_controller=f"{self.name}-controller",
             timestamp=asyncio.get_running_loop().time(),
             involved_api_version=obj.api_version,
