@@ -131,6 +131,13 @@ def test_selected_nodes_publish_a_pool_of_their_own(tmp_path: Path) -> None:
     env.loop.close()
 
 
+def test_nodes_can_be_named_instead_of_selected(tmp_path: Path) -> None:
+    text = INVENTORY.replace("  nodeSelector:\n    matchLabels: {gpu: h100}\n", "  nodes: [b, c]\n")
+    env = Env(node("a", gpu="h100"), node("b"), node("c"), inventory(tmp_path, text))
+    assert sorted(s.spec.node_name or "" for s in env.slices()) == ["b", "c"]
+    env.loop.close()
+
+
 def test_many_devices_are_split_over_the_slices_of_one_pool(tmp_path: Path) -> None:
     text = INVENTORY.replace("count: 2", "count: 200")
     env = Env(node("a", gpu="h100"), inventory(tmp_path, text))
