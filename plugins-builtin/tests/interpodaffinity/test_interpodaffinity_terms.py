@@ -170,13 +170,32 @@ def test_several_parse_errors_are_aggregated_and_valid_lists_kept() -> None:
     assert terms.preferred_affinity == () and terms.preferred_anti_affinity == ()
 
 
-def test_term_cache_reuses_terms_while_the_pod_object_is_the_same() -> None:
+def test_term_cache_reuses_terms_while_the_pod_and_its_terms_are_the_same() -> None:
     cache = TermCache(limit=2)
     pod = make_pod(aff=affinity(required=[term("k", "Exists", [], "zone")]))
     first = cache.terms(pod)
     assert cache.terms(pod) is first
-    changed = pod.model_copy(deep=True)
-    assert cache.terms(changed) is not first and cache.terms(changed) == first
+    copy = pod.model_copy(deep=True)  # the scheduler's assumed copy: the same terms
+    assert cache.terms(copy) is first
+    assert cache.terms(pod) is first
+    # labels a term reads through matchLabelKeys: parsed again, with the new value
+    keyed = make_pod(
+        labels={"app": "a"},
+        aff=affinity(required=[term("k", "Exists", [], "zone", matchLabelKeys=["app"])]),
+    )
+    before = cache.terms(keyed)
+    relabelled = keyed.model_copy(deep=True)
+    relabelled.metadata.labels["app"] = "b"
+    after = cache.terms(relabelled)
+    assert after is not before and after != before
+    assert after == parse_pod_terms(relabelled)
+    # other terms: parsed again
+    reworded = keyed.model_copy(deep=True)
+    assert reworded.spec.affinity is not None and reworded.spec.affinity.pod_affinity is not None
+    reworded.spec.affinity.pod_affinity.required_during_scheduling_ignored_during_execution[
+        0
+    ].topology_key = "host"
+    assert cache.terms(reworded) == parse_pod_terms(reworded) != after
     assert cache.terms(make_pod()) is cache.terms(make_pod())  # no affinity: not cached
     for _ in range(3):
         cache.terms(make_pod(aff=affinity(anti=[term("k", "Exists", [], "zone")])))

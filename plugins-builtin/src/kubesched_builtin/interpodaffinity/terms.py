@@ -170,10 +170,10 @@ def parse_pod_terms(pod: Pod) -> PodTerms:
 
 
 class TermCache:
-    """Parsed terms by pod, reused across cycles while the pod object is the same one.
+    """Parsed terms by pod, reused across cycles while the pod object is the same one or
+    a copy with equal affinity and labels (what the terms are parsed from).
 
-    The scheduler replaces a pod object when the pod changes, so identity is the check;
-    entries of gone pods are dropped wholesale once the cache grows past `limit`.
+    Entries of gone pods are dropped wholesale once the cache grows past `limit`.
     """
 
     __slots__ = ("_entries", "_limit")
@@ -191,8 +191,16 @@ class TermCache:
         meta = pod.metadata
         key = (meta.uid, meta.namespace, meta.name)
         hit = self._entries.get(key)
-        if hit is not None and hit[0] is pod:
-            return hit[1]
+        if hit is not None:
+            cached, terms = hit
+            if cached is pod:
+                return terms
+            # A copy of the same pod (the scheduler's assumed copy, an update that left the
+            # terms alone): the terms depend only on its affinity, labels (matchLabelKeys)
+            # and namespace (in the key).
+            if cached.spec.affinity == affinity and cached.metadata.labels == meta.labels:
+                self._entries[key] = (pod, terms)
+                return terms
         terms = parse_pod_terms(pod)
         if len(self._entries) >= self._limit:
             self._entries.clear()
