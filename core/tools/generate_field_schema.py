@@ -49,6 +49,10 @@ KINDS: Final = {
     "apps/v1/StatefulSet": "V1StatefulSet",
     "apps/v1/DaemonSet": "V1DaemonSet",
     "batch/v1/Job": "V1Job",
+    "resource.k8s.io/v1/DeviceClass": "V1DeviceClass",
+    "resource.k8s.io/v1/ResourceClaim": "ResourceV1ResourceClaim",
+    "resource.k8s.io/v1/ResourceClaimTemplate": "V1ResourceClaimTemplate",
+    "resource.k8s.io/v1/ResourceSlice": "V1ResourceSlice",
 }
 LIST: Final = "List"
 _LIST_FIELDS: Final = {"apiVersion": "", "kind": "", "items": "", "metadata": "V1ListMeta"}
