@@ -115,7 +115,7 @@ REPORT_API = {
     "ClusterWatch", "LatencyRecord", "NodeRecord", "PodDetails", "ReasonRecord", "ReportModel",
     "SimulationReport", "SummaryRecord", "compact_attempt", "expand_attempt", "format_amount",
     "html_document", "json_document", "model_schema", "published_schema", "render_html",
-    "render_page", "report_schema", "schema_text", "tile_map",
+    "render_page", "report_schema", "schema_text", "tile_map", "write_csv",
 }  # fmt: skip
 
 COMPARE_API = {

@@ -34,7 +34,7 @@ from kubesched.cli._report import (
     section_table,
 )
 from kubesched.cli._report_html import report_title, write_report
-from kubesched.report import AttemptLog, json_document
+from kubesched.report import AttemptLog, json_document, write_csv
 from kubesched.simulate import SimulationResult, simulate
 from kubesched.simulate._results import POD_OUTCOMES
 
@@ -203,6 +203,14 @@ validate_option = click.option(
     "with every attempt of every pod plugin by plugin, and the plugin packages' sections. "
     "Records every attempt, so the run is slower (same placements).",
 )
+@click.option(
+    "--csv",
+    "csv_folder",
+    type=click.Path(file_okay=False),
+    metavar="DIR",
+    help="Also write the pods and nodes as DIR/pods.csv and DIR/nodes.csv (made if "
+    "missing), for spreadsheets and notebooks.",
+)
 @log_level_option
 @feature_gates_option
 def simulate_command(
@@ -219,6 +227,7 @@ def simulate_command(
     no_fast_path: bool,
     scenario: str | None,
     report: str | None,
+    csv_folder: str | None,
     log_level: str,
 ) -> None:
     """Load PATHS (manifest files or folders), schedule every pending pod on virtual time
@@ -257,6 +266,8 @@ def simulate_command(
         )
     if report is not None and log is not None:
         write_report(report, result, log, report_title(paths, config, seed))
+    if csv_folder is not None:
+        write_csv(result, csv_folder)
     if output == "json":
         for notice in left_out_notices(result):
             err.print(escape(notice), highlight=False)

@@ -15,6 +15,7 @@ only `compare` and the CLI use it.
 
 from kubesched.report._attempts import AttemptLog, ClusterWatch, compact_attempt, expand_attempt
 from kubesched.report._charts import tile_map
+from kubesched.report._csv import write_csv
 from kubesched.report._details import POD_GROUP_LABEL, ZONE_LABEL
 from kubesched.report._document import html_document, json_document
 from kubesched.report._format import format_amount
@@ -58,4 +59,5 @@ __all__ = [
     "report_schema",
     "schema_text",
     "tile_map",
+    "write_csv",
 ]
