@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,7 +18,7 @@ from kubesched.api import Pod, TopologySpreadConstraint
 from kubesched.framework import NodeInfo, PodInfo
 from kubesched.testing import PluginHarness, Scenario, make_pod
 from kubesched.testing import strategies as kst
-from kubesched_builtin.podtopologyspread import PodTopologySpread
+from kubesched_builtin.podtopologyspread import PodTopologySpread, columns
 from kubesched_builtin.podtopologyspread.columns import MatchCounts, pre_filter_counts
 from kubesched_builtin.podtopologyspread.filtering import compute_pre_filter_state
 
@@ -126,3 +127,23 @@ def test_a_node_info_keeps_its_count_only_while_its_generation_is_seen() -> None
     info.add_pod_info(PodInfo(make_pod("b").label(app="web").node("n").obj()))
     assert memo.counts(constraint, "default", [info], row).tolist() == [2]
     assert memo.counts(constraint, "default", [info.clone()], row).tolist() == [2]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 60), st.integers(0, 9)), max_size=120),
+    st.sampled_from([0, 32]),
+)
+def test_domain_totals_are_sums_in_order_of_first_appearance(
+    rows: list[tuple[int, int]], few: int
+) -> None:
+    """Both ways of summing (bincount for a few domains, unique for many) give each
+    domain's sum, domains in the order the rows first show them."""
+    want: dict[int, int] = {}
+    for domain, count in rows:
+        want[domain] = want.get(domain, 0) + count
+    ids = np.array([d for d, _ in rows], np.int64)
+    per_row = np.array([c for _, c in rows], np.int64)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(columns, "_FEW_DOMAINS", few)
+        assert columns.domain_totals(ids, per_row, 61) == list(want.items())

@@ -107,13 +107,30 @@ def pre_filter_counts(
             continue
         per_row = matching_per_row(c, namespace, nodes, columns, at, memo)
         ids = columns.domain_ids(c.topology_key)[at]
-        distinct, first_at, inverse = np.unique(ids, return_index=True, return_inverse=True)
-        totals = np.zeros(len(distinct), np.int64)
-        np.add.at(totals, inverse.reshape(-1), per_row)
         values = columns.domain_values(c.topology_key)
-        order = np.argsort(first_at, kind="stable").tolist()
-        out.append({values[int(distinct[k])]: int(totals[k]) for k in order})
+        out.append({values[d]: total for d, total in domain_totals(ids, per_row, len(values))})
     return out
+
+
+_FEW_DOMAINS = 32
+
+
+def domain_totals(ids: Ints, per_row: Ints, size: int) -> list[tuple[int, int]]:
+    """(domain id, sum of `per_row` over the rows in it) for each domain among `ids`
+    (ids in [0, size)), in the order the rows first show them."""
+    seen = np.bincount(ids, minlength=size)
+    present = np.flatnonzero(seen)
+    if len(present) <= _FEW_DOMAINS:
+        # a few domains (zones, regions): counted with bincount, each found once by argmax
+        totals = np.bincount(ids, weights=per_row, minlength=size)
+        firsts = [int(np.argmax(ids == d)) for d in present.tolist()]
+        ordered = sorted(zip(firsts, present.tolist(), strict=True))
+        return [(d, int(totals[d])) for _, d in ordered]
+    distinct, first_at, inverse = np.unique(ids, return_index=True, return_inverse=True)
+    sums = np.zeros(len(distinct), np.int64)
+    np.add.at(sums, inverse.reshape(-1), per_row)
+    order = np.argsort(first_at, kind="stable").tolist()
+    return [(int(distinct[k]), int(sums[k])) for k in order]
 
 
 def all_keys(constraints: Sequence[SpreadConstraint], columns: NodeColumns) -> Bools:
@@ -189,7 +206,7 @@ class Inclusion:
         return cls(affinity_ok, taints_ok)
 
     def eligible(self, c: SpreadConstraint, base: Bools) -> Bools:
-        """`base` (a fresh array) where the node also passes `c`'s inclusion policies."""
+        """A copy of `base`, cleared where the node fails `c`'s inclusion policies."""
         eligible = base.copy()
         if c.node_affinity_policy == HONOR and self.affinity_ok is not None:
             eligible &= self.affinity_ok
