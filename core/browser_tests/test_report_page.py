@@ -16,27 +16,26 @@ from playwright.sync_api import BrowserContext, ConsoleMessage, Page, expect
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
+def write_report(out: Path, *args: str) -> Path:
+    """`kubesched simulate ARGS --report OUT`, in a process of its own (Playwright's sync
+    API keeps an event loop running in this one, and a simulation runs its own)."""
+    command = [sys.executable, "-m", "kubesched.cli._main", "simulate", "--no-progress"]
+    done = subprocess.run(
+        [*command, *args, "--report", str(out)], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return out
+
+
 @pytest.fixture(scope="module")
 def training_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The training example's report (gangs: kubesched-coscheduling's podGroups section),
-    written by the command in a process of its own (Playwright's sync API keeps an event
-    loop running in this one, and a simulation runs its own)."""
-    out = tmp_path_factory.mktemp("report") / "training.html"
-    command = [
-        sys.executable,
-        "-m",
-        "kubesched.cli._main",
-        "simulate",
-        "--no-progress",
+    """The training example's report (gangs: kubesched-coscheduling's podGroups section)."""
+    return write_report(
+        tmp_path_factory.mktemp("report") / "training.html",
         str(EXAMPLES / "training" / "manifests"),
         "--config",
         str(EXAMPLES / "training" / "scheduler-config.yaml"),
-        "--report",
-        str(out),
-    ]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr
-    return out
+    )
 
 
 def open_page(browser: BrowserContext, report: Path) -> tuple[Page, list[str], list[str]]:
@@ -136,4 +135,19 @@ def test_a_screenshot_of_the_page_is_not_blank(
     width, height, pixels = png_pixels(png)
     assert width == 1280 and height > 900  # the whole page, longer than the window
     assert len(set(pixels)) > 64  # many colours: text, cards, the heatmap, the charts
+    assert errors == []
+
+
+def test_volume_claims_and_workloads_are_on_the_page(
+    browser: BrowserContext, tmp_path: Path
+) -> None:
+    # examples/workloads: a StatefulSet with a volume claim template (kubesched-volumebinding)
+    report = write_report(tmp_path / "workloads.html", str(EXAMPLES / "workloads"))
+    page, errors, _ = open_page(browser, report)
+    expect(page.locator(".card", has_text="Claims bound")).to_contain_text("3 / 3")
+    expect(page.locator("#section-workloads h2")).to_have_text("Workloads")
+    page.fill("#pod-search", "db-1")
+    page.locator('#pod-table tr.pod[data-key="default/db-1"]').click()
+    claims = page.locator("#pod-detail dd", has_text="data-db-1")
+    expect(claims).to_contain_text("data-db-1 (Bound, pvc-")
     assert errors == []
