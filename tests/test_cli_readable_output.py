@@ -187,6 +187,7 @@ def test_summary_only_prints_the_summary_and_reasons(
             "1",
             "Unschedulable",
             "0/3 nodes are available: 1 node(s) were unschedulable, 2 Insufficient cpu. "
+            "no new claims to deallocate, "
             "preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
         ],
         [

@@ -56,6 +56,7 @@ def test_basic_example_matches_readme(capsys: pytest.CaptureFixture[str]) -> Non
     check_outcome(pods, _readme_outcome())
     assert pods["batch-big"]["message"] == (
         "0/3 nodes are available: 1 node(s) were unschedulable, 2 Insufficient cpu. "
+        "no new claims to deallocate, "
         "preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
     )
     assert pods["other-scheduler"]["schedulerName"] == "my-other-scheduler"

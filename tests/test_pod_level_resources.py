@@ -80,7 +80,8 @@ def test_pod_level_requests_do_not_over_commit_a_node(
     assert (pods["big-1"]["status"], pods["big-1"]["node"]) == ("Bound", "n1")
     assert pods["big-2"]["status"] == "Unschedulable"
     assert pods["big-2"]["message"] == (
-        "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: "
+        "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, "
+        "preemption: 0/1 nodes are available: "
         "1 No preemption victims found for incoming pod."
     )
     [node] = data["nodes"]

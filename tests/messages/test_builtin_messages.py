@@ -71,6 +71,18 @@ def not_helpful(n: int) -> str:
     return f"preemption: 0/{n} nodes are available: {n} {NOT_HELPFUL}."
 
 
+def post_filter_not_helpful(n: int) -> str:
+    """What the default profile's PostFilter plugins say then: DynamicResources' for a pod
+    without claims, DefaultPreemption's after it."""
+    return f"no new claims to deallocate, {not_helpful(n)}"
+
+
+NOT_FOUND = "not found"
+"""The default profile's PostFilter after a PreFilter rejection: PreFilter stopped before
+DynamicResources' ran, its PostFilter finds no state and fails with CycleState's "not found",
+which ends PostFilter (DefaultPreemption does not run), as v1.34 prints it."""
+
+
 def anti_affinity(app: str) -> dict[str, Any]:
     term = {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": HOSTNAME}
     return {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
@@ -162,7 +174,8 @@ ROWS = [
         [node("n1").unschedulable()],
         pod(),
         at="n1",
-        message=f"0/1 nodes are available: 1 node(s) were unschedulable. {not_helpful(1)}",
+        message="0/1 nodes are available: 1 node(s) were unschedulable. "
+        + post_filter_not_helpful(1),
     ),
     # pkg/scheduler/framework/plugins/nodename/node_name.go: a pod naming its node is never
     # queued (the scheduler watches unassigned pods only), so no scheduler shows it
@@ -184,7 +197,8 @@ ROWS = [
         [node("n1").taint("dedicated", "gpu"), node("n2").taint("spot", "", "NoExecute")],
         pod(),
         at="n1",
-        message=f"0/2 nodes are available: 2 node(s) had untolerated taint(s). {not_helpful(2)}",
+        message="0/2 nodes are available: 2 node(s) had untolerated taint(s). "
+        + post_filter_not_helpful(2),
     ),
     # pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go
     Row(
@@ -196,7 +210,7 @@ ROWS = [
         at="n1",
         message=(
             "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector. "
-            + not_helpful(1)
+            + post_filter_not_helpful(1)
         ),
     ),
     Row(
@@ -217,7 +231,7 @@ ROWS = [
         },
         message=(
             "0/1 nodes are available: 1 node(s) didn't match scheduler-enforced node "
-            f"affinity. {not_helpful(1)}"
+            f"affinity. {post_filter_not_helpful(1)}"
         ),
     ),
     Row(
@@ -241,7 +255,7 @@ ROWS = [
                 }
             }
         ),
-        message=f"0/1 nodes are available: pod affinity terms conflict. {not_helpful(1)}",
+        message=f"0/1 nodes are available: pod affinity terms conflict. {NOT_FOUND}",
     ),
     # pkg/scheduler/framework/plugins/nodeports/node_ports.go
     Row(
@@ -260,7 +274,8 @@ ROWS = [
         at="n1",
         message=(
             "0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod "
-            f"ports. preemption: 0/1 nodes are available: 1 {NO_VICTIMS}."
+            "ports. no new claims to deallocate, "
+            f"preemption: 0/1 nodes are available: 1 {NO_VICTIMS}."
         ),
     ),
     # pkg/scheduler/framework/plugins/noderesources/fit.go: `Too many pods`, `Insufficient
@@ -275,7 +290,7 @@ ROWS = [
         running=[pod("web").node("n1")],
         at="n1",
         message=(
-            "0/1 nodes are available: 1 Too many pods. "
+            "0/1 nodes are available: 1 Too many pods. no new claims to deallocate, "
             f"preemption: 0/1 nodes are available: 1 {NO_VICTIMS}."
         ),
     ),
@@ -288,7 +303,7 @@ ROWS = [
         running=[pod("web", cpu="2").node("n1")],
         at="n1",
         message=(
-            "0/1 nodes are available: 1 Insufficient cpu. "
+            "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, "
             f"preemption: 0/1 nodes are available: 1 {NO_VICTIMS}."
         ),
     ),
@@ -300,7 +315,7 @@ ROWS = [
         pod(cpu="8", priority=100),
         running=[pod("low", cpu="1").node("n1")],
         at="n1",
-        message=f"0/2 nodes are available: 2 Insufficient cpu. {not_helpful(2)}",
+        message=f"0/2 nodes are available: 2 Insufficient cpu. {post_filter_not_helpful(2)}",
     ),
     Row(
         NodeResourcesFit,
@@ -309,7 +324,7 @@ ROWS = [
         [node("n1")],
         make_pod("p").req(memory="8Gi"),
         at="n1",
-        message=f"0/1 nodes are available: 1 Insufficient memory. {not_helpful(1)}",
+        message=f"0/1 nodes are available: 1 Insufficient memory. {post_filter_not_helpful(1)}",
     ),
     Row(
         NodeResourcesFit,
@@ -318,7 +333,8 @@ ROWS = [
         [make_node("n1").alloc(cpu="2", memory="4Gi", pods=10, **{"ephemeral-storage": "1Gi"})],
         make_pod("p").req(**{"ephemeral-storage": "2Gi"}),
         at="n1",
-        message=f"0/1 nodes are available: 1 Insufficient ephemeral-storage. {not_helpful(1)}",
+        message="0/1 nodes are available: 1 Insufficient ephemeral-storage. "
+        + post_filter_not_helpful(1),
     ),
     Row(
         NodeResourcesFit,
@@ -327,7 +343,8 @@ ROWS = [
         [node("n1")],
         make_pod("p").req(**{"example.com/gpu": 1}),
         at="n1",
-        message=f"0/1 nodes are available: 1 Insufficient example.com/gpu. {not_helpful(1)}",
+        message="0/1 nodes are available: 1 Insufficient example.com/gpu. "
+        + post_filter_not_helpful(1),
     ),
     # pkg/scheduler/framework/plugins/interpodaffinity/filtering.go
     Row(
@@ -348,7 +365,8 @@ ROWS = [
         ),
         at="n1",
         message=(
-            "0/1 nodes are available: 1 node(s) didn't match pod affinity rules. " + not_helpful(1)
+            "0/1 nodes are available: 1 node(s) didn't match pod affinity rules. "
+            + post_filter_not_helpful(1)
         ),
     ),
     Row(
@@ -361,6 +379,7 @@ ROWS = [
         at="n1",
         message=(
             "0/1 nodes are available: 1 node(s) didn't match pod anti-affinity rules. "
+            "no new claims to deallocate, "
             f"preemption: 0/1 nodes are available: 1 {NO_VICTIMS}."
         ),
     ),
@@ -374,7 +393,8 @@ ROWS = [
         at="n1",
         message=(
             "0/1 nodes are available: 1 node(s) didn't satisfy existing pods anti-affinity "
-            f"rules. preemption: 0/1 nodes are available: 1 {NO_VICTIMS}."
+            "rules. no new claims to deallocate, "
+            f"preemption: 0/1 nodes are available: 1 {NO_VICTIMS}."
         ),
     ),
     # plugin.go PreFilter (`parsing pod: %+v`); the API server rejects such a pod, so no
@@ -423,7 +443,8 @@ ROWS = [
         at="n1",
         message=(
             "0/2 nodes are available: 1 node(s) didn't match pod topology spread constraints, "
-            "1 node(s) were unschedulable. preemption: 0/2 nodes are available: "
+            "1 node(s) were unschedulable. no new claims to deallocate, "
+            "preemption: 0/2 nodes are available: "
             f"1 {NO_VICTIMS}, 1 {NOT_HELPFUL}."
         ),
     ),
@@ -436,7 +457,7 @@ ROWS = [
         at="n1",
         message=(
             "0/1 nodes are available: 1 node(s) didn't match pod topology spread constraints "
-            f"(missing required label). {not_helpful(1)}"
+            f"(missing required label). {post_filter_not_helpful(1)}"
         ),
     ),
 ]
@@ -524,7 +545,7 @@ PREEMPTION_ROWS = [
         pod(priority=100).spec(preemptionPolicy="Never"),
         {"n1": Status.unschedulable("Insufficient cpu")},
         running=[pod("low", cpu="2").node("n1")],
-        shown="0/1 nodes are available: 1 Insufficient cpu. "
+        shown="0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, "
         "preemption: not eligible due to preemptionPolicy=Never.",
     ),
     # in a run the preemptor is tried again only once its victims are gone (their
@@ -546,7 +567,7 @@ PREEMPTION_ROWS = [
         pod(priority=100),
         {"n1": Status.unschedulable("Insufficient cpu")},
         running=[pod("peer", cpu="2", priority=100).node("n1")],
-        shown="0/1 nodes are available: 1 Insufficient cpu. "
+        shown="0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, "
         f"preemption: 0/1 nodes are available: 1 {NO_VICTIMS}.",
     ),
     PreemptionRow(
@@ -557,7 +578,7 @@ PREEMPTION_ROWS = [
         pod(cpu="8", priority=100),
         {n: Status.unresolvable("Insufficient cpu") for n in ("n1", "n2")},
         running=[pod("low", cpu="1").node("n1")],
-        shown=f"0/2 nodes are available: 2 Insufficient cpu. {not_helpful(2)}",
+        shown=f"0/2 nodes are available: 2 Insufficient cpu. {post_filter_not_helpful(2)}",
     ),
 ]
 
@@ -604,6 +625,6 @@ def test_the_victims_gone_the_filter_still_says_why() -> None:
     )
     result = run_end_to_end(DefaultPreemption, {}, cluster).result
     assert result.pod("p").message == (
-        "0/1 nodes are available: 1 Insufficient cpu. "
+        "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, "
         "preemption: 0/1 nodes are available: 1 Insufficient cpu."
     )

@@ -123,7 +123,7 @@ def test_post_filter_rejects_the_gang() -> None:
     # PreFilter packs w-1 again (README difference 3) and finds it no longer fits
     assert run.events("w-1") == [
         "0/2 nodes are available: podGroup default/g needs 1 more member placed together; "
-        "only 0 fit (pod w-1: 2 flaky). "
+        "only 0 fit (pod w-1: 2 flaky). no new claims to deallocate, "
         "PodGroup default/g gets rejected due to Pod w-1 is unschedulable even after PostFilter"
     ]
     assert run.events("w-0") == ["0/1 nodes are available: 1 optimistic rejection in PostFilter."]
@@ -161,7 +161,7 @@ def test_gang_that_cannot_fit() -> None:
     run = _run(objs)
     message = (
         "0/1 nodes are available: podGroup default/g needs 3 more members placed together; "
-        "only 2 fit (pod w-2: 1 Insufficient cpu). "
+        "only 2 fit (pod w-2: 1 Insufficient cpu). no new claims to deallocate, "
         "PodGroup default/g gets rejected due to Pod w-0 is unschedulable even after PostFilter"
     )
     assert run.condition("w-0") == ("False", "Unschedulable", message)

@@ -13,12 +13,13 @@ pkg/scheduler/framework/plugins/):
 - nodevolumelimits/csi.go (ErrReasonMaxVolumeCountExceeded, `looking up PVC %s/%s: %w`).
 
 A missing object's text is client-go's NotFound (`persistentvolumeclaim "data" not found`,
-`storageclass.storage.k8s.io "gold" not found`). The default profile ends each message
-with DefaultPreemption's (pkg/scheduler/framework/preemption/preemption.go: `preemption: `
-and the candidates' FitError, `Preemption is not helpful for scheduling` for nodes
-rejected as UnschedulableAndUnresolvable, DefaultPreemption's `No preemption victims found
-for incoming pod` for the others). kubesched has no DynamicResources plugin (README), so
-DRA's `no new claims to deallocate, ` does not come first.
+`storageclass.storage.k8s.io "gold" not found`). The default profile ends a Filter
+rejection's message with DynamicResources' PostFilter text for a pod without claims
+(`no new claims to deallocate, `) and DefaultPreemption's
+(pkg/scheduler/framework/preemption/preemption.go: `preemption: ` and the candidates'
+FitError, `Preemption is not helpful for scheduling` for nodes rejected as
+UnschedulableAndUnresolvable, DefaultPreemption's `No preemption victims found for incoming
+pod` for the others); a PreFilter rejection's with ` not found` (NOT_FOUND below).
 """
 
 from __future__ import annotations
@@ -127,8 +128,19 @@ ON_C = (
     "[{key: kubernetes.io/hostname, operator: In, values: [node-c]}]}]}}"
 )
 
-NOT_HELPFUL = " preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
-NO_VICTIMS = " preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."
+# DynamicResources' PostFilter (a pod without claims), then DefaultPreemption's
+NOT_HELPFUL = (
+    " no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not"
+    " helpful for scheduling."
+)
+NO_VICTIMS = (
+    " no new claims to deallocate, preemption: 0/2 nodes are available: 2 No preemption"
+    " victims found for incoming pod."
+)
+# A PreFilter rejection stops PreFilter before DynamicResources' runs, so its PostFilter
+# finds no state: the Error "not found" ends PostFilter (DefaultPreemption does not run),
+# as v1.34 prints it (dynamicresources.go getStateData; CycleState.Read's ErrNotFound).
+NOT_FOUND = " not found"
 
 
 def _config(*volume_plugins: str) -> dict[str, Any]:
@@ -160,7 +172,7 @@ ROWS: dict[str, tuple[str, str, str]] = {
     "VolumeBinding: claim missing": (
         "VolumeBinding",
         _pod("p", _claimed("data")),
-        '0/2 nodes are available: persistentvolumeclaim "data" not found.' + NOT_HELPFUL,
+        '0/2 nodes are available: persistentvolumeclaim "data" not found.' + NOT_FOUND,
     ),
     "VolumeBinding: ephemeral claim not created yet": (
         "VolumeBinding",
@@ -170,7 +182,7 @@ ROWS: dict[str, tuple[str, str, str]] = {
             "storageClassName: local, resources: {requests: {storage: 1Gi}}}}}",
         ),
         "0/2 nodes are available: waiting for ephemeral volume controller to create the "
-        'persistentvolumeclaim "p-v0".' + NOT_HELPFUL,
+        'persistentvolumeclaim "p-v0".' + NOT_FOUND,
     ),
     # component-helpers storage/ephemeral VolumeIsForPod
     "VolumeBinding: ephemeral claim of another owner": (
@@ -182,19 +194,19 @@ ROWS: dict[str, tuple[str, str, str]] = {
             "storageClassName: local, resources: {requests: {storage: 1Gi}}}}}",
         ),
         "0/2 nodes are available: PVC default/p-v0 was not created for pod default/p (pod is "
-        "not owner)." + NOT_HELPFUL,
+        "not owner)." + NOT_FOUND,
     ),
     "VolumeBinding: claim lost": (
         "VolumeBinding",
         _claim("data", meta=BOUND, volumeName="gone", status="status: {phase: Lost}\n")
         + _pod("p", _claimed("data")),
         '0/2 nodes are available: persistentvolumeclaim "data" bound to non-existent '
-        'persistentvolume "gone".' + NOT_HELPFUL,
+        'persistentvolume "gone".' + NOT_FOUND,
     ),
     "VolumeBinding: unbound immediate claim": (
         "VolumeBinding",
         _claim("data", "manual") + _pod("p", _claimed("data")),
-        "0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims." + NOT_HELPFUL,
+        "0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims." + NOT_FOUND,
     ),
     # binder.go ErrReasonNodeConflict (v1.33+ text)
     "VolumeBinding: bound PV elsewhere": (
@@ -232,34 +244,34 @@ ROWS: dict[str, tuple[str, str, str]] = {
     "VolumeZone: claim missing": (
         "VolumeZone",
         _pod("p", _claimed("data")),
-        '0/2 nodes are available: persistentvolumeclaim "data" not found.' + NOT_HELPFUL,
+        '0/2 nodes are available: persistentvolumeclaim "data" not found.' + NOT_FOUND,
     ),
     "VolumeZone: class missing": (
         "VolumeZone",
         _claim("data", "gold") + _pod("p", _claimed("data")),
-        '0/2 nodes are available: storageclass.storage.k8s.io "gold" not found.' + NOT_HELPFUL,
+        '0/2 nodes are available: storageclass.storage.k8s.io "gold" not found.' + NOT_FOUND,
     ),
     "VolumeZone: no PV and no class": (
         "VolumeZone",
         _claim("data", '""') + _pod("p", _claimed("data")),
         "0/2 nodes are available: PersistentVolumeClaim had no pv name and storageClass "
-        "name." + NOT_HELPFUL,
+        "name." + NOT_FOUND,
     ),
     "VolumeZone: immediate claim without a PV": (
         "VolumeZone",
         _claim("data", "manual") + _pod("p", _claimed("data")),
-        "0/2 nodes are available: PersistentVolume had no name." + NOT_HELPFUL,
+        "0/2 nodes are available: PersistentVolume had no name." + NOT_FOUND,
     ),
     "VolumeZone: bound PV missing": (
         "VolumeZone",
         _claim("data", meta=BOUND, volumeName="gone") + _pod("p", _claimed("data")),
-        '0/2 nodes are available: persistentvolume "gone" not found.' + NOT_HELPFUL,
+        '0/2 nodes are available: persistentvolume "gone" not found.' + NOT_FOUND,
     ),
     # volume_restrictions.go
     "VolumeRestrictions: claim missing": (
         "VolumeRestrictions",
         _pod("p", _claimed("data")),
-        '0/2 nodes are available: persistentvolumeclaim "data" not found.' + NOT_HELPFUL,
+        '0/2 nodes are available: persistentvolumeclaim "data" not found.' + NOT_FOUND,
     ),
     "VolumeRestrictions: disk in use": (
         "VolumeRestrictions",
@@ -337,7 +349,7 @@ def test_claim_bound_to_a_volume_that_does_not_exist() -> None:
         "0/2 nodes are available: 2 node(s) unavailable due to one or more pvc(s) bound to "
         "non-existent pv(s)." + NOT_HELPFUL,
         '0/2 nodes are available: persistentvolumeclaim "data" bound to non-existent '
-        'persistentvolume "gone".' + NOT_HELPFUL,
+        'persistentvolume "gone".' + NOT_FOUND,
     ]
 
 

@@ -19,6 +19,7 @@ CHECKOUT_FOLDERS: Final[dict[str, str]] = {
     "kubesched": "./core",
     "kubesched-builtin": "./plugins-builtin",
     "kubesched-coscheduling": "./plugins-coscheduling",
+    "kubesched-dra": "./plugins-dra",
     "kubesched-volumebinding": "./plugins-volumebinding",
 }
 """Where each of kubesched's distributions lives in the kubesched repository."""

@@ -29,6 +29,7 @@ PREFILTER = [
     "VolumeZone",
     "PodTopologySpread",
     "InterPodAffinity",
+    "DynamicResources",
 ]
 FILTER = ["NodeUnschedulable", "NodeName", "TaintToleration", *PREFILTER]
 SCORE = [
@@ -42,15 +43,15 @@ SCORE = [
 ]
 DEFAULT_POINTS = {
     "QueueSort": ["PrioritySort"],
-    "PreEnqueue": ["SchedulingGates"],
+    "PreEnqueue": ["SchedulingGates", "DynamicResources"],
     "PreFilter": PREFILTER,
     "Filter": FILTER,
-    "PostFilter": ["DefaultPreemption"],
+    "PostFilter": ["DynamicResources", "DefaultPreemption"],
     "PreScore": SCORE[:-1],
     "Score": SCORE,
-    "Reserve": ["VolumeBinding"],
+    "Reserve": ["VolumeBinding", "DynamicResources"],
     "Permit": [],
-    "PreBind": ["VolumeBinding"],
+    "PreBind": ["VolumeBinding", "DynamicResources"],
     "Bind": ["DefaultBinder"],
     "PostBind": [],
 }
@@ -86,6 +87,7 @@ def test_filter_order_matches_upstream_default_expansion() -> None:
         "VolumeZone",
         "PodTopologySpread",
         "InterPodAffinity",
+        "DynamicResources",
     ]
 
 
@@ -232,8 +234,8 @@ def test_multipoint_plugin_lands_at_every_point_it_implements() -> None:
     )
     assert only.points["QueueSort"] == ["Gang"]
     assert only.points["PreFilter"] == [*PREFILTER, "Gang"]
-    assert only.points["PostFilter"] == ["DefaultPreemption", "Gang"]
-    assert only.points["Reserve"] == ["VolumeBinding", "Gang"]
+    assert only.points["PostFilter"] == ["DynamicResources", "DefaultPreemption", "Gang"]
+    assert only.points["Reserve"] == ["VolumeBinding", "DynamicResources", "Gang"]
     assert only.points["Permit"] == ["Gang"]
     assert "Gang" not in only.points["Filter"]
 

@@ -133,8 +133,9 @@ CASES = [
             "at least one bind plugin is needed",
             "default plugins not installed:",
             "DefaultBinder",
-            "(pip install kubesched-builtin kubesched-volumebinding; from a kubesched checkout:"
-            " pip install ./plugins-builtin ./plugins-volumebinding)",
+            "(pip install kubesched-builtin kubesched-dra kubesched-volumebinding; from a"
+            " kubesched checkout: pip install ./plugins-builtin ./plugins-dra"
+            " ./plugins-volumebinding)",
         ],
         id="no-bind-because-not-installed",
     ),

@@ -102,3 +102,13 @@ def test_change_of_another_pod_skipped() -> None:
     p = points(generated_claim(), pod=pod)
     other = pod_with_claim(name="other", uid="9999")
     assert p.plugin.is_schedulable_after_pod_change(pod, other, other) is SKIP
+
+
+def test_pod_status_naming_its_claims_is_the_event_the_pod_change_hint_is_for() -> None:
+    # upstream events.go (PodSchedulingPropertiesChange): resourceClaimStatuses changed
+    from kubesched.queue import pod_update_action
+
+    before, after = pod_with_template(generated=None), pod_with_template()
+    action = pod_update_action(before, after)
+    assert action & ActionType.UpdatePodGeneratedResourceClaim
+    assert not pod_update_action(after, after) & ActionType.UpdatePodGeneratedResourceClaim

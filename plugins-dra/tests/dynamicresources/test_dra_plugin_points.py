@@ -174,14 +174,17 @@ def test_allocated_claim_on_this_node_passes_without_allocator() -> None:
     }
 
 
-def test_broken_selector_is_an_error_for_the_pod() -> None:
-    broken = device_class(expression="device.attributes['x'].nope +")
+def test_selector_failing_at_runtime_is_an_error_for_the_pod() -> None:
+    # compiles (the API server accepts it) but the attribute is missing on the device
+    broken = device_class(expression="device.attributes['some-driver'].model == 'A100'")
     points = Points(pod_with_claim(), [WORKER], [broken, claim(), SLICES[0]])
     assert points.pre_filter() is None
     status = points.filter()["worker"]
     assert status is not None and status.code is Code.Error
-    # the allocator's text (upstream: `class %s: selector #%d: CEL compile error: %w`)
-    assert status.message().startswith(f"class {CLASS}: selector #0: CEL compile error: ")
+    # the allocator's text (upstream allocator_stable.go selectorsMatch)
+    assert status.message().startswith(
+        f"class {CLASS}: selector #0 on device some-driver/worker/instance-1: CEL runtime error: "
+    )
 
 
 # -- Reserve, Unreserve, PreBind ------------------------------------------------------------

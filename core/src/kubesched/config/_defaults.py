@@ -4,8 +4,9 @@ Upstream: pkg/scheduler/apis/config/v1/default_plugins.go (getDefaultPlugins), v
 In v1 every default plugin is enabled through ``multiPoint`` only, in this order; the
 per-point default lists are empty.
 
-DynamicResources (default in upstream v1.34, where DRA is GA) is left out: no kubesched
-distribution provides it. The in-tree volume-limit plugins (EBSLimits, GCEPDLimits,
+DynamicResources (default in upstream v1.34, where DRA is GA) comes from kubesched-dra;
+like every default plugin, it is left out of the profile when its distribution is not
+installed. The in-tree volume-limit plugins (EBSLimits, GCEPDLimits,
 AzureDiskLimits) are gone since v1.31, as upstream.
 """
 
@@ -21,6 +22,7 @@ __all__ = [
     "BUILTIN_DISTRIBUTION",
     "COSCHEDULING_DISTRIBUTION",
     "DEFAULT_PLUGINS",
+    "DRA_DISTRIBUTION",
     "KNOWN_PROVIDERS",
     "VOLUMEBINDING_DISTRIBUTION",
     "DefaultPlugin",
@@ -30,6 +32,7 @@ __all__ = [
 BUILTIN_DISTRIBUTION: Final = "kubesched-builtin"
 VOLUMEBINDING_DISTRIBUTION: Final = "kubesched-volumebinding"
 COSCHEDULING_DISTRIBUTION: Final = "kubesched-coscheduling"
+DRA_DISTRIBUTION: Final = "kubesched-dra"
 
 
 @dataclass(frozen=True)
@@ -65,7 +68,8 @@ DEFAULT_PLUGINS: Final[tuple[DefaultPlugin, ...]] = (
     _volume("VolumeZone"),
     _builtin("PodTopologySpread", 2),
     _builtin("InterPodAffinity", 2),
-    # upstream inserts DynamicResources here; no kubesched distribution provides it
+    # upstream inserts DynamicResources here while DynamicResourceAllocation is on (GA in v1.34)
+    DefaultPlugin("DynamicResources", None, DRA_DISTRIBUTION),
     _builtin("DefaultPreemption"),
     _builtin("NodeResourcesBalancedAllocation", 1),
     _builtin("ImageLocality", 1),

@@ -78,7 +78,8 @@ def pod_update_action(old: Pod, new: Pod) -> ActionType:
 
     Labels changed -> UpdatePodLabel; tolerations changed -> UpdatePodToleration; every
     scheduling gate removed -> UpdatePodSchedulingGatesEliminated; some request lowered or
-    dropped -> UpdatePodScaleDown; none of these -> UpdateOther.
+    dropped -> UpdatePodScaleDown; `status.resourceClaimStatuses` changed ->
+    UpdatePodGeneratedResourceClaim; none of these -> UpdateOther.
     """
     # upstream: pkg/scheduler/framework/events.go (PodSchedulingPropertiesChange)
     action = ActionType(0)
@@ -90,6 +91,9 @@ def pod_update_action(old: Pod, new: Pod) -> ActionType:
         action |= ActionType.UpdatePodSchedulingGatesEliminated
     if _scaled_down(old, new):
         action |= ActionType.UpdatePodScaleDown
+    if old.status.resource_claim_statuses != new.status.resource_claim_statuses:
+        # the resourceclaim controller recorded the claims it made for the pod
+        action |= ActionType.UpdatePodGeneratedResourceClaim
     return action or ActionType.UpdateOther
 
 
