@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Final
 
 from kubesched.api import Node, Pod
+from kubesched_bench.dra import DRA, scheduling_with_resource_claim_template
 from kubesched_bench.gangs import COSCHEDULING, gang_scheduling
 from kubesched_bench.spec import (
     Gang,
@@ -265,6 +266,18 @@ WORKLOADS: Final[dict[str, WorkloadSpec]] = {
             factory=volume_binding,
             sizes=(Size(500, 500, 1000), Size(5000, 5000, 1000)),
             requires=(VOLUMEBINDING,),
+        ),
+        WorkloadSpec(
+            name="SchedulingWithResourceClaimTemplate",
+            upstream="dra/performance-config.yaml: SchedulingWithResourceClaimTemplate",
+            description=(
+                "nodes scheduler-perf-dra-* each publishing ceil(pods / nodes) devices "
+                "(test-driver.cdi.k8s.io); init and measured pods are pause pods each with "
+                "a claim from the template test-claim-template (one device of test-class)"
+            ),
+            factory=scheduling_with_resource_claim_template,
+            sizes=(Size(500, 2500, 2500), Size(100, 1000, 1000), Size(5000, 5000, 5000)),
+            requires=(DRA,),
         ),
     )
 }
