@@ -41,6 +41,11 @@ def test_json_lists_the_victim_after_it_is_gone(capsys: pytest.CaptureFixture[st
         "preemptedBy": "default/urgent",
         "preemptedAt": 0.0,
         "error": None,
+        # bound by its manifest (spec.nodeName), not by the scheduler: no latency
+        "createdAt": 0.0,
+        "boundAt": 0.0,
+        "finishedAt": None,
+        "latencySeconds": None,
     }
     assert (pods["urgent"]["preemptedBy"], pods["urgent"]["preemptedAt"]) == (None, None)
     assert (summary["preempted"], summary["terminating"], summary["pods"]) == (1, 0, 6)
