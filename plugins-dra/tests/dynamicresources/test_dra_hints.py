@@ -112,3 +112,15 @@ def test_pod_status_naming_its_claims_is_the_event_the_pod_change_hint_is_for() 
     action = pod_update_action(before, after)
     assert action & ActionType.UpdatePodGeneratedResourceClaim
     assert not pod_update_action(after, after) & ActionType.UpdatePodGeneratedResourceClaim
+
+
+def test_claim_of_the_same_name_in_another_namespace_skipped() -> None:
+    c = claim()
+    p = points(c)
+    data = c.model_dump(by_alias=True)
+    data["metadata"]["namespace"] = "other"
+    elsewhere = ResourceClaim.model_validate(data)
+    assert p.plugin.is_schedulable_after_claim_change(p.pod, None, elsewhere) is SKIP
+    assert (
+        p.plugin.is_schedulable_after_claim_change(p.pod, elsewhere, allocated(elsewhere)) is SKIP
+    )

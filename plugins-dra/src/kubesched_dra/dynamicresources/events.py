@@ -70,19 +70,35 @@ def _claims_usable(plugin: DynamicResources, pod: Pod) -> list[ResourceClaim] | 
         return None
 
 
+def _may_name(pod: Pod, claim: ResourceClaim) -> bool:
+    """Whether `claim` can be one of the pod's claims: same namespace, and its name is in
+    `spec.resourceClaims` or (for a template) in `status.resourceClaimStatuses`."""
+    if (claim.metadata.namespace or "default") != (pod.metadata.namespace or "default"):
+        return False
+    name = claim.metadata.name
+    return any(c.resource_claim_name == name for c in pod.spec.resource_claims) or any(
+        s.resource_claim_name == name for s in pod.status.resource_claim_statuses
+    )
+
+
 def after_claim_change(plugin: DynamicResources, pod: Pod, old: Any, new: Any) -> QueueingHint:
     """upstream isSchedulableAfterClaimChange: a claim of the pod created or with a new
     status, or any claim deallocated (its devices are free)."""
     if not isinstance(new, ResourceClaim):
         return QueueingHint.Queue
-    claims = _claims_usable(plugin, pod)
-    if claims is None:
-        return QueueingHint.QueueSkip
-    if (
+    deallocated = (
         isinstance(old, ResourceClaim)
         and old.status.allocation is not None
         and new.status.allocation is None
-    ):
+    )
+    if not deallocated and not _may_name(pod, new):
+        # the answer upstream reaches after looking up all the pod's claims, found at once
+        # (a claim event is offered to every waiting pod)
+        return QueueingHint.QueueSkip
+    claims = _claims_usable(plugin, pod)
+    if claims is None:
+        return QueueingHint.QueueSkip
+    if deallocated:
         return QueueingHint.Queue
     if not any(c.metadata.uid == new.metadata.uid for c in claims):
         return QueueingHint.QueueSkip
