@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pytest
 from volumebinding_helpers import (
     VolumeEnv,
@@ -21,7 +22,7 @@ from volumebinding_helpers import (
 
 from kubesched.api import K8sModel, Node, Pod
 from kubesched.framework import Code, CycleState, Status
-from kubesched.testing import make_pod
+from kubesched.testing import array_filter_mismatch, make_pod
 from kubesched_volumebinding.features import ENV_VAR
 from kubesched_volumebinding.volumebinding import (
     STATE_KEY,
@@ -284,6 +285,12 @@ def test_volume_binding(case: Case, monkeypatch: pytest.MonkeyPatch) -> None:
     if status is None:
         got = [plugin.filter(state, case.pod, env.node_info(n.metadata.name)) for n in case.nodes]
         assert got == case.filters
+        masked = CycleState()  # the array Filter passes only what Filter passes
+        plugin.pre_filter(masked, case.pod, env.snapshot.list())
+        assert (
+            array_filter_mismatch(plugin, masked, case.pod, env.snapshot, env.snapshot.list())
+            is None
+        )
         assert plugin.pre_score(state, case.pod, env.snapshot.list()) == (
             None if case.scoring else Status.skip()
         )
@@ -382,3 +389,66 @@ def test_reserve_keeps_only_the_chosen_nodes_volumes() -> None:
     assert plugin.binder.pv_cache.get("pv-b").spec.claim_ref is None  # the assumption undone
     assert plugin.reserve(state, pod, "node-c") is None  # no Filter result there
     assert data.pod_volumes_by_node == {} and data.all_bound
+
+
+PROV_SC = storage_class("prov-sc", provisioner="csi.example.com")
+LOCAL_SC = storage_class("local-sc", provisioner="kubernetes.io/no-provisioner")
+
+
+def _mask(plugin: VolumeBinding, state: CycleState, pod: Pod, env: VolumeEnv) -> list[bool]:
+    rows = np.arange(len(env.snapshot.list()), dtype=np.intp)
+    return plugin.filter_mask(state, pod, env.snapshot.columns, rows).tolist()
+
+
+def test_the_array_filter_passes_the_nodes_that_share_an_answer() -> None:
+    """A claim provisioned alike everywhere passes every row at once (n3 aside, below),
+    and Reserve on a row passed so assumes the provisioning there as after Filter; the
+    rows of the hosts a PV of the claim's class is pinned to are left to Filter (Reserve
+    binds the PV there); a local claim that no PV fits elsewhere rejects the other rows
+    (through Filter, which says why)."""
+    objects = [
+        PROV_SC,
+        LOCAL_SC,
+        make_pvc("pvc-prov").cls("prov-sc").request("1Gi").obj(),
+        make_pvc("pvc-local").cls("local-sc").request("1Gi").obj(),
+        _local("pv-n2", "local-sc", "1Gi", "n2"),
+        make_pvc("pvc-either").cls("prov-sc").request("1Gi").obj(),
+        _local("pv-n3", "prov-sc", "1Gi", "n3"),
+    ]
+    env = VolumeEnv(objects, [node(f"n{i}") for i in range(1, 5)])
+    plugin = env.plugin(VolumeBinding)
+
+    provisioned = pod_with_claims("p", "pvc-prov")
+    state = CycleState()
+    plugin.pre_filter(state, provisioned, env.snapshot.list())
+    assert _mask(plugin, state, provisioned, env) == [True, True, False, True]
+    assert plugin.reserve(state, provisioned, "n4") is None
+    assumed = plugin.pvc_cache.get("default/pvc-prov")
+    assert assumed.metadata.annotations.get("volume.kubernetes.io/selected-node") == "n4"
+    plugin.unreserve(state, provisioned, "n4")
+
+    # a class that provisions, with a PV pinned to n3: n3 is Filter's, and Reserve there
+    # binds that PV rather than provisioning
+    either = pod_with_claims("e", "pvc-either")
+    state = CycleState()
+    plugin.pre_filter(state, either, env.snapshot.list())
+    assert _mask(plugin, state, either, env) == [True, True, False, True]
+    assert plugin.filter(state, either, env.node_info("n3")) is None
+    assert plugin.reserve(state, either, "n3") is None
+    bound = plugin.pv_cache.get("pv-n3")
+    assert bound.spec.claim_ref is not None and bound.spec.claim_ref.name == "pvc-either"
+    assert "volume.kubernetes.io/selected-node" not in (
+        plugin.pvc_cache.get("default/pvc-either").metadata.annotations
+    )
+    plugin.unreserve(state, either, "n3")
+
+    local = pod_with_claims("q", "pvc-local")
+    state = CycleState()
+    plugin.pre_filter(state, local, env.snapshot.list())
+    assert _mask(plugin, state, local, env) == [False] * 4
+    assert [plugin.filter(state, local, info) for info in env.snapshot.list()] == [
+        _UNRESOLVABLE_BIND,
+        None,
+        _UNRESOLVABLE_BIND,
+        _UNRESOLVABLE_BIND,
+    ]

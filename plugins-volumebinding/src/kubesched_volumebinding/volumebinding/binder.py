@@ -67,6 +67,7 @@ __all__ = [
     "VolumeBinder",
     "VolumeBindingError",
     "bind_volume_to_claim",
+    "shared_volumes",
 ]
 
 ERR_REASON_BIND_CONFLICT: Final = "node(s) didn't find available persistent volumes to bind"
@@ -143,6 +144,12 @@ class PodVolumeClaims:
     check; every other node gets `shared_answer` (`node_blind.full_check_hosts`)."""
     shared_answer: tuple[PodVolumes, list[str]] | None = None
     """The answer of the first such other node checked, kept for the rest."""
+
+
+def shared_volumes(claims: PodVolumeClaims) -> PodVolumes | None:
+    """A copy of the volumes of the answer shared by the nodes outside
+    `claims.full_check_hosts`, once a node has been checked for it."""
+    return _copied(claims.shared_answer[0]) if claims.shared_answer is not None else None
 
 
 def _copied(volumes: PodVolumes) -> PodVolumes:

@@ -20,7 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Final
 
-from kubesched.api import Pod, int_value
+import numpy as np
+
+from kubesched.api import Node, Pod, int_value
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
@@ -30,12 +32,15 @@ from kubesched.framework import (
     EventResource,
     FilterPlugin,
     Handle,
+    NodeColumns,
     NodeInfo,
     PreBindPlugin,
     PreFilterPlugin,
     PreFilterResult,
     PreScorePlugin,
     ReservePlugin,
+    RowMask,
+    Rows,
     ScorePlugin,
     StateData,
     Status,
@@ -63,14 +68,17 @@ from kubesched_volumebinding.volumebinding.binder import (
     PodVolumes,
     VolumeBinder,
     VolumeBindingError,
+    shared_volumes,
 )
 from kubesched_volumebinding.volumebinding.explain import explain_pod_volumes
+from kubesched_volumebinding.volumebinding.host_ids import HostIds
 from kubesched_volumebinding.volumebinding.prebind import VolumeBindingWaiter
 from kubesched_volumebinding.volumebinding.scorer import (
     StorageResource,
     VolumeCapacityScorer,
     build_scorer,
 )
+from kubesched_volumebinding.volumebinding.volume_index import HOSTNAME_LABEL
 
 __all__ = ["STATE_KEY", "UNBOUND_IMMEDIATE", "VolumeBinding", "VolumeBindingState"]
 
@@ -90,9 +98,23 @@ class VolumeBindingState:
     has_static_bindings: bool = False
     all_bound: bool = False
     skip: bool = False
+    shared_passed: bool = False
+    """The array Filter passed nodes with the claims' shared answer, without an entry."""
 
     def clone(self) -> StateData:
         return self
+
+    def volumes_for(self, node: Node) -> PodVolumes | None:
+        """What Filter found for a node it passed: its entry, or for a node the array
+        Filter passed with the shared answer (outside `full_check_hosts`), a copy of
+        that answer."""
+        found = self.pod_volumes_by_node.get(node.metadata.name)
+        claims = self.claims
+        if found is None and self.shared_passed and claims is not None:
+            hosts = claims.full_check_hosts
+            if hosts is not None and node.metadata.labels.get(HOSTNAME_LABEL) not in hosts:
+                found = shared_volumes(claims)
+        return found
 
 
 class VolumeBinding(
@@ -131,6 +153,7 @@ class VolumeBinding(
         )
         self.waiter = VolumeBindingWaiter(self.binder, cluster, float(args.bind_timeout_seconds))
         self.scorer: VolumeCapacityScorer | None = None
+        self._host_ids = HostIds()
         if self.features.storage_capacity_scoring:
             self.scorer = build_scorer(args.shape or [])
 
@@ -209,6 +232,37 @@ class VolumeBinding(
         data.has_static_bindings = data.has_static_bindings or bool(volumes.static_bindings)
         return None
 
+    def filter_mask(self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Rows) -> RowMask:
+        """Filter on the snapshot's rows (ArrayFilterPlugin). When the pod's claims give
+        every node outside `full_check_hosts` the same answer (`node_blind.py`), those
+        rows pass or not with it; the rows of those hosts are left to `filter`. Raises
+        without PreFilter's state, without such an answer, or on columns that are not the
+        snapshot's, so `filter` answers."""
+        data = state.get(STATE_KEY)
+        if not isinstance(data, VolumeBindingState):
+            raise LookupError(f"{self.name}: no PreFilter state")
+        claims = data.claims
+        if claims is None:
+            return np.ones(len(rows), np.bool_)
+        hosts = claims.full_check_hosts
+        snapshot = self.handle.snapshot
+        if hosts is None or snapshot.columns is not columns:
+            raise LookupError(f"{self.name}: no answer shared by the rows")
+        host_ids = columns.domain_ids(HOSTNAME_LABEL)[rows]
+        full = np.isin(host_ids, self._host_ids.of(columns, hosts))
+        if claims.shared_answer is None:
+            shared = np.flatnonzero(~full)
+            if not shared.size:
+                return ~full
+            node = snapshot.node_info_list[int(rows[shared[0]])].node
+            assert node is not None  # the snapshot's rows all have a Node
+            self.binder.find_pod_volumes(pod, claims, node)  # keeps the shared answer
+        assert claims.shared_answer is not None
+        if claims.shared_answer[1]:
+            return np.zeros(len(rows), np.bool_)  # rejected: `filter` says why, node by node
+        data.shared_passed = True
+        return ~full
+
     def explain_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> list[str]:
         """Claim by claim, why the node does not fit: the bound PV's node affinity term,
         the PVs of the class and why each does not fit, the class's provisioner,
@@ -241,7 +295,7 @@ class VolumeBinding(
         if isinstance(data, Status):
             return 0, data
         node = node_info.node
-        volumes = data.pod_volumes_by_node.get(node.metadata.name) if node else None
+        volumes = data.volumes_for(node) if node else None
         if volumes is None:
             return 0, None
         classes: dict[str, StorageResource] = {}
@@ -268,7 +322,11 @@ class VolumeBinding(
         data = _read_state(state)
         if isinstance(data, Status):
             return data
-        volumes = data.pod_volumes_by_node.get(node_name)
+        info = self.handle.snapshot.get(node_name)
+        node = info.node if info is not None else None
+        volumes = (
+            data.pod_volumes_by_node.get(node_name) if node is None else data.volumes_for(node)
+        )
         # only the chosen node's entry is read from here on (Unreserve, PreBind): the
         # others go now, not when the binding cycle ends, as pods waiting in PreBind for
         # the PV controller would otherwise keep one entry per feasible node each
