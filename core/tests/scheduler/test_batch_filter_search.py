@@ -12,6 +12,7 @@ a nominated node, percentageOfNodesToScore and the start index; three cycles in 
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -42,6 +43,7 @@ from kubesched.framework import (
 )
 from kubesched.runtime import Framework
 from kubesched.scheduler import SchedulingAlgorithm, StatusError
+from kubesched.scheduler._algorithm import _wrapped
 from kubesched.testing import make_node, make_pod
 
 
@@ -335,3 +337,21 @@ def test_an_error_before_the_first_feasible_node_aborts_the_search() -> None:
         'running "T" filter plugin: plugin T raised ValueError: T raised',
         "T",
     )
+
+
+def test_wrapped_chunks_follow_the_round_robin_order() -> None:
+    """The fast path's chunks (`_wrapped`) are, one after the other, the rows in round-robin
+    order from the start index, once round, whatever the chunk sizes."""
+    for n in range(1, 8):
+        rows = np.arange(n, dtype=np.intp)[::-1].copy()
+        for start in range(n):
+            want = [*rows[start:].tolist(), *rows[:start].tolist()]
+            for sizes in itertools.product(range(1, 5), repeat=3):
+                got: list[int] = []
+                for size in sizes:
+                    if len(got) == n:
+                        break
+                    chunk = _wrapped(rows, start, len(got), size)
+                    assert len(chunk) == min(size, n - len(got))
+                    got += chunk.tolist()
+                assert got == want[: len(got)]

@@ -236,8 +236,7 @@ class SchedulingAlgorithm:
         """`_filter_by_chunks` on the snapshot's rows (the fast path): the same chunks,
         walk and stopping rules, the chunk's answers from `Framework.filter_rows`. Keeps
         the feasible rows for Score."""
-        ordered = np.concatenate((rows[start:], rows[:start])) if start else rows
-        n = len(ordered)
+        n = len(rows)
         infos = self.snapshot.node_info_list
         found: list[Rows] = []
         count = 0
@@ -246,7 +245,7 @@ class SchedulingAlgorithm:
         check_nominated = nominator is not None and nominator.has_nominated_pods()
         done = 0
         while done < n:
-            chunk = ordered[done : done + max(to_find - count, FILTER_CHUNK_MIN)]
+            chunk = _wrapped(rows, start, done, max(to_find - count, FILTER_CHUNK_MIN))
             done += len(chunk)
             nominated = None
             if check_nominated and nominator is not None:
@@ -386,6 +385,19 @@ def _node_plugin_scores(nodes: Sequence[NodeInfo], scoring: RowScoring) -> list[
 
 
 _NO_ROWS: Rows = np.zeros(0, np.intp)
+
+
+def _wrapped(rows: Rows, start: int, done: int, size: int) -> Rows:
+    """The next `size` of `rows` in round-robin order from `start` (< len(rows)) once
+    round, `done` of them already taken: a chunk, without laying out the whole order."""
+    n = len(rows)
+    begin = start + done
+    end = min(begin + size, start + n)
+    if end <= n:
+        return rows[begin:end]
+    if begin >= n:
+        return rows[begin - n : end - n]
+    return np.concatenate((rows[begin:], rows[: end - n]))
 
 
 class RowNodes(Sequence[NodeInfo]):
