@@ -9,10 +9,10 @@ topology key) with the generation it was counted on, per query, and a cycle walk
 only the rows whose generation moved (one or two: the node the last pod went to). The
 topology domains then add up with one `np.bincount` per key over `NodeColumns.domain_ids`.
 
-The dicts PreFilter and PreScore keep (`TopologyCounts`, `TopologyScores`) come out with
-the same entries the walks give: a pair is present when a pod was counted there (scores:
-when a term matched, even if the weights cancel). The per-domain arrays stay beside them
-for Filter's mask and Score's array.
+PreFilter keeps the per-domain totals (`Domains`) and makes its `TopologyCounts` from them
+only when read; PreScore makes its `TopologyScores` at once (`to_scores`). Both have the
+entries the walks give: a pair is present when a pod was counted there (scores: when a term
+matched, even if the weights cancel). Filter's mask and Score's array read the totals.
 """
 
 from __future__ import annotations
