@@ -68,6 +68,8 @@ class Selector:
     @classmethod
     def from_set(cls, labels: Mapping[str, str]) -> Selector:
         """labels.SelectorFromSet: one `key In (value)` requirement per label."""
+        if not labels:
+            return cls()
         return cls().add(
             LabelSelectorRequirement(key=k, operator="In", values=[v]) for k, v in labels.items()
         )
@@ -77,6 +79,8 @@ class Selector:
         if self.nothing:
             return self
         merged = [*self.requirements, *requirements]
+        if len(merged) == len(self.requirements):
+            return self  # nothing added (and frozen: shared safely)
         merged.sort(key=lambda r: r.key)
         return Selector(tuple(merged))
 
