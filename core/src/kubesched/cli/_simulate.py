@@ -194,6 +194,16 @@ validate_option = click.option(
     "nodes, and checkpoints whose state goes into the report.",
 )
 @click.option(
+    "--faults",
+    "faults",
+    type=click.Path(exists=True, dir_okay=False),
+    metavar="FILE",
+    help="A fault plan (simulation.kubesched.io/v1alpha1 FaultPlan): plugins failing at an "
+    "extension point, binds failing, PreBind timing out, objects deleted before binding, "
+    "watch events dropped, duplicated or delayed, relists; seeded, on virtual time. The "
+    "report's Faults section says which fired.",
+)
+@click.option(
     "--report",
     "report",
     type=click.Path(dir_okay=False, writable=True),
@@ -226,6 +236,7 @@ def simulate_command(
     validate: Literal["strict", "warn", "ignore"],
     no_fast_path: bool,
     scenario: str | None,
+    faults: str | None,
     report: str | None,
     csv_folder: str | None,
     log_level: str,
@@ -245,6 +256,7 @@ def simulate_command(
         warn=_warn,
         fast_path=False if no_fast_path else None,
         scenario=scenario,
+        faults=faults,
         observers=[log] if log is not None else [],
     )
     with cli_logging(log_level):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import difflib
+import functools
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -34,11 +35,19 @@ from kubesched.api import (
     Pod,
 )
 from kubesched.clock import VirtualClock, VirtualTimeLoop
+from kubesched.cluster import Cluster
 from kubesched.cluster.memory import MemoryCluster, default_kinds
 from kubesched.config import ResolvedConfig, load_config, resolve
 from kubesched.hookspecs import ReportSection, hookimpl
-from kubesched.runtime import PluginRegistry, make_plugin_manager
+from kubesched.runtime import Framework, FrameworkFactory, PluginRegistry, make_plugin_manager
 from kubesched.scheduler import AttemptError, Scheduler, SchedulerObserver, new_scheduler
+from kubesched.simulate._faults import FaultPlan, load_fault_plan
+from kubesched.simulate._faults_inject import (
+    FaultInjector,
+    FaultyCluster,
+    FaultyFramework,
+    check_fault_plan,
+)
 from kubesched.simulate._fields import FieldValidation
 from kubesched.simulate._manifests import Warn, create_objects, load_manifests
 from kubesched.simulate._preemptions import PodHistory, Preemption, format_seconds
@@ -106,6 +115,7 @@ class Simulation:
         origins: Sequence[tuple[str, int]] = (),
         fast_path: bool | None = None,
         scenario: Scenario | None = None,
+        faults: FaultPlan | None = None,
     ) -> None:
         self.objects = list(objects)
         self.scenario = scenario
@@ -133,6 +143,8 @@ class Simulation:
         """Pods the run saw, deleted ones included (for the preempted pods' results)."""
         self.timeline = Timeline(self.clock)
         """Pod and node counts over virtual time, and each pod's times."""
+        self.injector = FaultInjector(faults, self.clock, seed) if faults is not None else None
+        """The fault plan's state (`--faults`): what fired, the Reserve ledger."""
         self._finished: asyncio.Future[None] | None = None
 
     def run(self) -> SimulationResult:
@@ -160,16 +172,7 @@ class Simulation:
                 self.cluster.add_controller(c)
         if self.scenario is not None:
             self._add_scenario(self.scenario)
-        sched = new_scheduler(
-            self.cluster,
-            self.config,
-            self.registry.plugins,
-            clock=self.clock,
-            seed=self.seed,
-            hooks=self.pm,
-            observers=self.observers,
-            fast_path=self.fast_path,
-        )
+        sched = self.new_scheduler()
         self.scheduler = sched
         sched.report.explain.update(self.explain)
         self.history.watch(self.cluster)
@@ -184,6 +187,8 @@ class Simulation:
             # before cancelling: waiting pods are still waiting
             result = self._result(sched)
             result.sections = self._report_sections(result)
+            if self.injector is not None:
+                result.sections.append(self.injector.section())
             if self.runner is not None:
                 result.checkpoints = list(self.runner.checkpoints)
             return result
@@ -194,6 +199,28 @@ class Simulation:
                 if task is not asyncio.current_task():
                     task.cancel()
             await asyncio.gather(runner, return_exceptions=True)
+
+    def new_scheduler(self) -> Scheduler:
+        """The run's scheduler; with a fault plan, it sees the cluster and its profiles
+        through the plan (`_faults_inject`), the controllers still the cluster itself."""
+        cluster: Cluster = self.cluster
+        framework: FrameworkFactory = Framework
+        if self.injector is not None:
+            cluster = FaultyCluster(self.cluster, self.injector)
+            framework = functools.partial(FaultyFramework, injector=self.injector)
+        return new_scheduler(
+            cluster,
+            self.config,
+            self.registry.plugins,
+            clock=self.clock,
+            seed=self.seed,
+            hooks=self.pm,
+            observers=self.observers
+            if self.injector is None
+            else [*self.observers, self.injector.observer],
+            framework=framework,
+            fast_path=self.fast_path,
+        )
 
     def _add_scenario(self, scenario: Scenario) -> None:
         """The scenario's runner as one more controller; with it, pods of a deleted node
@@ -215,6 +242,8 @@ class Simulation:
             return False
         if sched.busy or sched.waiting_pod_count() or self.cluster.busy():
             return False
+        if self.injector is not None and self.injector.busy():
+            return False
         if sched.queue.is_idle():
             return True
         pending = sched.queue.pending_pods()
@@ -224,6 +253,8 @@ class Simulation:
         for qpi in pending["backoff"]:
             record = sched.report.records.get(qpi.uid)
             if record is None or record.changes_at_start != sched.report.cluster_changes:
+                return False
+            if self.injector is not None and qpi.uid in self.injector.retry:
                 return False
         return True
 
@@ -389,6 +420,7 @@ def simulate(
     fast_path: bool | None = None,
     scenario: str | os.PathLike[str] | None = None,
     observers: Sequence[SchedulerObserver] = (),
+    faults: str | os.PathLike[str] | None = None,
 ) -> SimulationResult:
     """Load manifests and a config, simulate, and return where every pod went.
 
@@ -399,7 +431,9 @@ def simulate(
     `scenario` is a scenario file (`kubesched.simulate._scenario`): its steps run at their
     virtual times and its checkpoints go into `SimulationResult.checkpoints`; it is read
     and checked against the manifests before the run. `observers` watch the scheduling
-    loop after its report (the HTML report's `AttemptLog` records every attempt so)."""
+    loop after its report (the HTML report's `AttemptLog` records every attempt so).
+    `faults` is a fault plan file (`kubesched.simulate._faults`), read and checked against
+    the configuration before the run; what fired is the report's `faults` section."""
     pm = make_plugin_manager()
     register_workloads(pm)
     registry = PluginRegistry.discover()
@@ -412,6 +446,10 @@ def simulate(
         kinds = default_kinds(pm)
         steps = load_scenario(scenario, kinds, validate=validate, warn=warn)
         check_scenario(steps, loaded.objects, kinds)
+    plan = None
+    if faults is not None:
+        plan = load_fault_plan(faults)
+        check_fault_plan(plan, resolved, default_kinds(pm))
     sim = Simulation(
         loaded.objects,
         resolved,
@@ -424,6 +462,7 @@ def simulate(
         origins=loaded.origins,
         fast_path=fast_path,
         scenario=steps,
+        faults=plan,
     )
     sim.observers.extend(observers)
     result = sim.run()
