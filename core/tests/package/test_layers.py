@@ -35,6 +35,7 @@ LAYERS = {
     "simulate": 4,
     "report": 4,
     "compare": 4,
+    "sweep": 4,
     "run": 4,
     "testing": 4,
     "cli": 5,

@@ -119,8 +119,16 @@ REPORT_API = {
 }  # fmt: skip
 
 COMPARE_API = {
-    "DEFAULT_CONFIG", "ComparisonReport", "RunMetrics", "Variant", "compare", "comparison_rows",
-    "comparison_schema", "render_comparison_html", "run_metrics", "variants", "zone_skew",
+    "DEFAULT_CONFIG", "METRICS", "ComparisonReport", "RunMetrics", "Variant", "compare",
+    "comparison_rows", "comparison_schema", "placements", "render_comparison_html",
+    "run_metrics", "variants", "zone_skew",
+}  # fmt: skip
+
+SWEEP_API = {
+    "KEY_METRICS", "SWEEP_API_VERSION", "SWEEP_COLUMNS", "SWEEP_KIND", "ClusterInput",
+    "DaskError", "Progress", "Run", "SweepReport", "SweepRun", "SweepSpec", "TaskResult",
+    "cluster_inputs", "load_sweep", "render_sweep_html", "sweep", "sweep_rows", "sweep_schema",
+    "write_sweep_csv",
 }  # fmt: skip
 
 PUBLIC_APIS = {
@@ -133,6 +141,7 @@ PUBLIC_APIS = {
     "kubesched.framework.preemption": PREEMPTION_API,
     "kubesched.hookspecs": HOOKSPECS_API,
     "kubesched.report": REPORT_API,
+    "kubesched.sweep": SWEEP_API,
     "kubesched.testing": TESTING_API,
     "kubesched.workloads": WORKLOADS_API,
 }

@@ -17,6 +17,7 @@ from kubesched.cli._report_html import schema_group
 from kubesched.cli._run import run_command
 from kubesched.cli._simulate import simulate_command
 from kubesched.cli._snapshot import snapshot_command
+from kubesched.cli._sweep import schema_sweep_command, sweep_command
 
 __all__ = ["EXIT_BAD_INPUT", "cli", "main"]
 
@@ -40,6 +41,8 @@ cli.add_command(update_plugin_command)
 cli.add_command(run_command)
 cli.add_command(schema_group)
 cli.add_command(compare_command)
+cli.add_command(sweep_command)
+schema_group.add_command(schema_sweep_command)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,20 +9,22 @@ the CLI is above it.
 """
 
 from kubesched.compare._html import render_comparison_html
-from kubesched.compare._metrics import run_metrics, zone_skew
+from kubesched.compare._metrics import placements, run_metrics, zone_skew
 from kubesched.compare._models import ComparisonReport, RunMetrics
 from kubesched.compare._run import DEFAULT_CONFIG, Variant, compare, variants
 from kubesched.compare._schema import comparison_schema
-from kubesched.compare._table import comparison_rows
+from kubesched.compare._table import METRICS, comparison_rows
 
 __all__ = [
     "DEFAULT_CONFIG",
+    "METRICS",
     "ComparisonReport",
     "RunMetrics",
     "Variant",
     "compare",
     "comparison_rows",
     "comparison_schema",
+    "placements",
     "render_comparison_html",
     "run_metrics",
     "variants",

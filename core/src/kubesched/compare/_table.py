@@ -8,7 +8,7 @@ from typing import Any
 
 from kubesched.report import format_amount
 
-__all__ = ["comparison_rows", "run_label"]
+__all__ = ["METRICS", "comparison_rows", "run_label"]
 
 
 def run_label(run: dict[str, Any], seeds: int) -> str:
@@ -26,7 +26,7 @@ def _seconds(value: float | None) -> str:
 
 _Cell = Callable[[dict[str, Any]], str]
 
-_METRICS: list[tuple[str, _Cell]] = [
+METRICS: list[tuple[str, _Cell]] = [
     ("Pods bound", lambda r: f"{r['summary']['bound']} / {r['summary']['pods']}"),
     ("Unschedulable", lambda r: str(r["summary"]["unschedulable"])),
     ("Pending / waiting", lambda r: f"{r['summary']['pending']} / {r['summary']['waiting']}"),
@@ -67,6 +67,8 @@ _METRICS: list[tuple[str, _Cell]] = [
     ),
     ("Scheduling latency p99", lambda r: _seconds(r["latency"]["p99"])),
 ]
+"""Each metric's name and its text for one run (a `RunMetrics` document): the rows here,
+the columns of `kubesched sweep`'s table."""
 
 
 def comparison_rows(document: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
@@ -75,7 +77,7 @@ def comparison_rows(document: dict[str, Any]) -> tuple[list[str], list[list[str]
     runs = document["runs"]
     seeds = len(document["seeds"])
     header = ["Metric", *(run_label(r, seeds) for r in runs)]
-    rows = [[name, *(cell(r) for r in runs)] for name, cell in _METRICS]
+    rows = [[name, *(cell(r) for r in runs)] for name, cell in METRICS]
     moved = {(d["config"], d["seed"]): d["placedDifferently"] for d in document["differences"]}
     rows.append(
         [
