@@ -73,3 +73,17 @@ def test_without_dask_the_error_says_what_to_install(
 def test_a_scheduler_not_reached_is_an_error_naming_it(spec: SweepSpec) -> None:
     with pytest.raises(DaskError, match="inproc://nowhere"):
         sweep(spec, scheduler="inproc://nowhere")
+
+
+def test_the_workers_packages_are_this_machines() -> None:
+    from kubesched.sweep._dask import package_differences, packages
+
+    here = packages()
+    assert "kubesched" in here and "kubesched-builtin" in here
+    assert package_differences(here, {"tcp://a:1": here}) == []
+    other = {**here, "kubesched-builtin": "9.9"}
+    del other["kubesched"]
+    assert package_differences(here, {"tcp://b:2": other, "tcp://a:1": here}) == [
+        f"tcp://b:2: kubesched missing there, {here['kubesched']} here",
+        f"tcp://b:2: kubesched-builtin 9.9 there, {here['kubesched-builtin']} here",
+    ]

@@ -12,12 +12,13 @@ are loaded where it runs); the input files travel with the tasks.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from importlib.metadata import distributions
 
 from kubesched._errors import KubeschedError
 from kubesched.sweep._task import Task, TaskResult, run_task
 
-__all__ = ["DaskError", "run_on_dask"]
+__all__ = ["DaskError", "package_differences", "packages", "run_on_dask"]
 
 _CONNECT_TIMEOUT = "30s"
 
@@ -47,6 +48,12 @@ def run_on_dask(tasks: list[Task], address: str) -> Iterator[TaskResult]:
     except (OSError, ValueError) as error:
         raise DaskError(f"Dask scheduler {address!r}: cannot connect: {error}") from error
     with client:
+        differences = package_differences(packages(), client.run(packages))
+        if differences:
+            raise DaskError(
+                f"Dask scheduler {address!r}: the workers' kubesched packages differ from "
+                "this machine's, and a run's result depends on them: " + "; ".join(differences)
+            )
         # pure=False: a task is not shared with an equal one another client submitted
         futures = client.map(run_task, tasks, pure=False)
         try:
@@ -54,3 +61,30 @@ def run_on_dask(tasks: list[Task], address: str) -> Iterator[TaskResult]:
                 yield future.result()
         finally:
             client.cancel(futures)
+
+
+def packages() -> dict[str, str]:
+    """kubesched and every installed distribution that plugs into it (an entry point in a
+    `kubesched` group: plugins, kinds, report sections) → its version."""
+    found = {}
+    for dist in distributions():
+        name = dist.metadata["Name"]
+        if name == "kubesched" or any(ep.group.startswith("kubesched") for ep in dist.entry_points):
+            found[name.lower().replace("_", "-")] = dist.version
+    return dict(sorted(found.items()))
+
+
+def package_differences(
+    here: Mapping[str, str], workers: Mapping[str, Mapping[str, str]]
+) -> list[str]:
+    """Per worker, each package whose version is not this machine's (or is missing on one
+    side): `tcp://10.0.0.5:4321: kubesched-builtin 0.2.0 there, 0.1.0 here`."""
+    found = []
+    for worker, there in sorted(workers.items()):
+        for name in sorted(here.keys() | there.keys()):
+            if here.get(name) != there.get(name):
+                found.append(
+                    f"{worker}: {name} {there.get(name, 'missing')} there, "
+                    f"{here.get(name, 'missing')} here"
+                )
+    return found
