@@ -16,6 +16,7 @@ write requeues the pods it rejected (the plugin reports it, see plugin.py).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -139,7 +140,7 @@ class PodVolumeClaims:
     delayed: list[PersistentVolumeClaim] = field(default_factory=list)
     immediate: list[PersistentVolumeClaim] = field(default_factory=list)
     volumes_by_class: dict[str, Sequence[PersistentVolume]] = field(default_factory=dict)
-    full_check_hosts: frozenset[str] | None = None
+    full_check_hosts: AbstractSet[str] | None = None
     """When not None, only nodes with one of these hostname label values need the whole
     check; every other node gets `shared_answer` (`node_blind.full_check_hosts`)."""
     shared_answer: tuple[PodVolumes, list[str]] | None = None

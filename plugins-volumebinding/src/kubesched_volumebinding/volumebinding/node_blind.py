@@ -19,6 +19,7 @@ class or driver that cannot be looked up) makes every node take the whole check.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 
 from kubesched_volumebinding.storage import (
     ANN_SELECTED_NODE,
@@ -40,7 +41,7 @@ def full_check_hosts(
     volumes_by_class: Mapping[str, Sequence[PersistentVolume]],
     get_volume: Callable[[str], PersistentVolume],
     listers: Listers,
-) -> frozenset[str] | None:
+) -> AbstractSet[str] | None:
     """The hostname label values of the nodes that need the whole check, when every other
     node (a node without the label included) gets the same answer; None when the answer
     may differ anywhere. `get_volume` is the PV assume cache's `get`."""
@@ -51,21 +52,23 @@ def full_check_hosts(
             break  # the check stops at this claim on every node (PV missing)
         if not _fits_any_node(pv):
             return None
-    hosts: set[str] = set()
+    pinned: list[AbstractSet[str]] = []
     for pvc in delayed:
         if ANN_SELECTED_NODE in pvc.metadata.annotations:
             return None
         volumes = volumes_by_class.get(claim_class(pvc), ())
         if isinstance(volumes, ClassVolumes):
-            pinned = volumes.pinned_hosts(pvc)
-            if pinned is None:
+            hosts = volumes.pinned_hosts(pvc)
+            if hosts is None:
                 return None
-            hosts.update(pinned)
+            pinned.append(hosts)
         elif volumes:
             return None  # a plain list: matched by a scan, node by node
         if not _provisions_alike(pvc, listers):
             return None
-    return frozenset(hosts)
+    if len(pinned) == 1:
+        return pinned[0]  # the index's own view: nothing copied
+    return frozenset().union(*pinned)
 
 
 def _fits_any_node(pv: PersistentVolume) -> bool:

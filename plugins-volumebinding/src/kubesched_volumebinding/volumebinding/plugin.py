@@ -329,8 +329,11 @@ class VolumeBinding(
         )
         # only the chosen node's entry is read from here on (Unreserve, PreBind): the
         # others go now, not when the binding cycle ends, as pods waiting in PreBind for
-        # the PV controller would otherwise keep one entry per feasible node each
+        # the PV controller would otherwise keep one entry per feasible node each, and
+        # the claims with the class's PVs as PreFilter saw them
         data.pod_volumes_by_node = {node_name: volumes} if volumes is not None else {}
+        data.claims = None
+        data.shared_passed = False
         if volumes is None:
             data.all_bound = True  # the pod has no claims (or PreFilter skipped)
             return None

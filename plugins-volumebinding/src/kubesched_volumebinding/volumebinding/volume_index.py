@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from fractions import Fraction
 from typing import Final, overload
 
@@ -108,7 +109,7 @@ class ClassVolumes(Sequence[PersistentVolume]):
     """An immutable view of one class's PVs: a sequence in name order (as the assume
     cache lists them) with an indexed `find_matching_volume`."""
 
-    __slots__ = ("_by_host", "_claimed", "_count", "_hosts", "_listing", "_others", "_unpinned")
+    __slots__ = ("_by_host", "_claimed", "_count", "_listing", "_others", "_unpinned")
 
     def __init__(
         self,
@@ -124,7 +125,6 @@ class ClassVolumes(Sequence[PersistentVolume]):
         self._others = others
         self._count = count
         self._listing: list[PersistentVolume] | None = None
-        self._hosts: frozenset[str] | None = None
 
     @classmethod
     def of(cls, volumes: Sequence[PersistentVolume]) -> ClassVolumes:
@@ -168,17 +168,16 @@ class ClassVolumes(Sequence[PersistentVolume]):
         return f"ClassVolumes({[pv.metadata.name for pv in self._all()]})"
 
     # -- matching -------------------------------------------------------------------------
-    def pinned_hosts(self, claim: PersistentVolumeClaim) -> frozenset[str] | None:
+    def pinned_hosts(self, claim: PersistentVolumeClaim) -> AbstractSet[str] | None:
         """The hostname label values of the only nodes where `find_matching_volume` may
         find the claim a PV (those an unbound PV is pinned to), or None when it may find
-        one on any node (a PV pre-bound to the claim, an unpinned PV)."""
+        one on any node (a PV pre-bound to the claim, an unpinned PV). A view of this
+        immutable index, no copy (cycle states holding it may wait long in PreBind)."""
         if self._unpinned or (claim.metadata.namespace or "default", claim.metadata.name) in (
             self._claimed
         ):
             return None
-        if self._hosts is None:
-            self._hosts = frozenset(self._by_host)
-        return self._hosts
+        return self._by_host.keys()
 
     def find_matching_volume(
         self,
