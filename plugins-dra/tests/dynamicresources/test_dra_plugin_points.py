@@ -275,3 +275,22 @@ def test_unreserve_after_pre_bind_removes_the_reservation_only() -> None:
     stored = points.claim()
     assert stored.status.reserved_for == []
     assert stored.status.allocation is not None  # as upstream: the allocation stays
+
+
+def test_explain_names_the_request_and_its_devices() -> None:
+    points = Points(pod_with_claim(), [WORKER], [device_class(), claim(count=2), SLICES[0]])
+    assert points.pre_filter() is None
+    (info,) = points.harness.nodes
+    assert points.plugin.explain_filter(points.state, points.pod, info) == [
+        "claim default/my-pod-my-resource, request req-1: wants 2, 1 of 1 devices match, 1 free"
+    ]
+
+
+def test_explain_names_an_allocated_claim_available_elsewhere() -> None:
+    elsewhere = allocated(claim(), node_name="worker-2")
+    points = Points(pod_with_claim(), [WORKER], [device_class(), elsewhere, *SLICES])
+    assert points.pre_filter() is None
+    (info,) = points.harness.nodes
+    assert points.plugin.explain_filter(points.state, points.pod, info) == [
+        "claim default/my-pod-my-resource: allocated, not available on this node"
+    ]

@@ -268,6 +268,29 @@ class DynamicResources(
             data.node_allocations[node.metadata.name] = allocations
         return None
 
+    def explain_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> list[str]:
+        """Claim by claim, why the node does not fit (FilterExplainer): an allocated claim
+        whose node selector excludes the node, and for each request of the claims still
+        to allocate how many of the node's devices match its selectors and are free."""
+        data = state.get(STATE_KEY)
+        node = node_info.node
+        if not isinstance(data, DynamicResourcesState) or node is None:
+            return []
+        lines = [
+            f"claim {kobj(claim.metadata)}: allocated, not available on this node"
+            for claim, info in zip(data.claims, data.infos, strict=True)
+            if info.available_on is not None
+            and not info.available_on.matches(node.metadata.name, node.metadata.labels)
+        ]
+        if data.allocator is not None:
+            to_allocate = [c for c in data.claims if c.status.allocation is None]
+            try:
+                reports = data.allocator.explain(node, to_allocate)
+            except AllocationError as exc:
+                return [*lines, str(exc)]
+            lines += [report.describe() for report in reports]
+        return lines
+
     # -- PostFilter ---------------------------------------------------------------------
     def post_filter(
         self, state: CycleState, pod: Pod, filtered_node_status_map: NodeToStatus
