@@ -15,6 +15,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kubesched.api import Pod
 from kubesched.clock import VirtualTimeLoop
@@ -104,6 +106,64 @@ PICK_CASES: list[tuple[str, dict[str, Victims], str]] = [
 )
 def test_pick_one_node_default_criteria(nodes_to_victims: dict[str, Victims], want: str) -> None:
     assert pick_one_node_for_preemption(nodes_to_victims, None, EPOCH) == want
+
+
+def _upstream_pick(nodes_to_victims: dict[str, Victims], now: datetime) -> str:
+    """pickOneNodeForPreemption as upstream writes it: each score function in turn keeps
+    the nodes of the highest score; one left wins, else the first of the last ones."""
+
+    def start(node: str) -> float:
+        pods = nodes_to_victims[node].pods
+        top = max(p.priority for p in pods)
+        return min((p.status.start_time or now).timestamp() for p in pods if p.priority == top)
+
+    funcs: list[ScoreFunc] = [
+        lambda node: -nodes_to_victims[node].num_pdb_violations,
+        lambda node: -nodes_to_victims[node].pods[0].priority,
+        lambda node: -sum(p.priority + 2**31 for p in nodes_to_victims[node].pods),
+        lambda node: -len(nodes_to_victims[node].pods),
+        start,
+    ]
+    candidates = list(nodes_to_victims)
+    for f in funcs:
+        best = max(f(n) for n in candidates)
+        candidates = [n for n in candidates if f(n) == best]
+        if len(candidates) == 1:
+            break
+    return candidates[0]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    nodes=st.lists(
+        st.tuples(
+            st.lists(
+                st.tuples(st.integers(-2, 2), st.one_of(st.none(), st.integers(0, 3))),
+                min_size=1,
+                max_size=4,
+            ),
+            st.integers(0, 2),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_pick_one_node_default_criteria_as_upstream_loops_over_them(
+    nodes: list[tuple[list[tuple[int, int | None]], int]],
+) -> None:
+    """The default criteria compared as one key agree with upstream's loop, ties and their
+    order included (most victims lists here are ordered most important first, not all)."""
+    nodes_to_victims = {
+        f"n{i}": victims(
+            *(pod(f"n{i}-{j}", prio, start=start) for j, (prio, start) in enumerate(pods)),
+            violations=violations,
+        )
+        for i, (pods, violations) in enumerate(nodes)
+    }
+    now = EPOCH + timedelta(seconds=2)
+    assert pick_one_node_for_preemption(nodes_to_victims, None, now) == _upstream_pick(
+        nodes_to_victims, now
+    )
 
 
 def test_pick_one_node_custom_score_funcs_replace_the_defaults() -> None:
@@ -342,3 +402,71 @@ def test_dry_run_statuses_keep_the_visit_order_with_ruled_out_nodes() -> None:
     )
     assert (candidates, errors) == ([], [])
     assert [name for name, _ in statuses.items()] == ["n2", "n0", "n1"]
+
+
+class EvictLowerQuickly(EvictLower):
+    """EvictLower with `quick_dry_run`: it answers the victims of nodes holding one
+    lower-priority pod, rules out nodes holding none, and leaves the others (several such
+    pods) to the dry run. It also has `rules_out_node`, which must not be asked."""
+
+    name: ClassVar[str] = "EvictLowerQuickly"
+
+    def __init__(self, args: Any, handle: Any) -> None:
+        super().__init__(args, handle)
+        self.quick: list[str] = []
+        self.given_statuses: list[NodeToStatus] = []
+
+    def quick_dry_run(
+        self, state: CycleState, pod: Pod, pdbs: Sequence[Any], statuses: NodeToStatus
+    ) -> Any:
+        self.given_statuses.append(statuses)
+
+        def answer(node_info: NodeInfo) -> Victims | bool:
+            self.quick.append(node_info.name)
+            lower = [p.pod for p in node_info.pods if p.pod.priority < pod.priority]
+            if len(lower) == 1:
+                return Victims(lower, 0)
+            return not lower
+
+        return answer
+
+    def rules_out_node(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> bool:
+        raise AssertionError("rules_out_node asked with a quick dry run")
+
+
+def quick_harness(existing: list[Pod], nodes: int) -> PluginHarness:
+    h = harness(existing, nodes)
+    return PluginHarness(EvictLowerQuickly, EvictLowerQuickly.Args(), h.scenario)
+
+
+def test_quick_answers_are_candidates_and_ruled_out_nodes_are_skipped() -> None:
+    existing = [pod("one", 1, node="n1"), pod("two-a", 1, node="n2"), pod("two-b", 2, node="n2")]
+    h = quick_harness(existing, nodes=4)
+    plugin = h.plugin
+    assert isinstance(plugin, EvictLowerQuickly)
+    plugin.offset, plugin.wanted = 0, 2
+    statuses = unschedulable_everywhere(h)
+    infos = sorted(h.nodes, key=lambda n: n.name)
+    candidates, node_statuses, errors = plugin.evaluator.dry_run_preemption(
+        CycleState(), h.pod, infos, [], 0, 2, statuses=statuses
+    )
+    assert [(c.name, [p.metadata.name for p in c.victims.pods]) for c in candidates] == [
+        ("n1", ["one"]),
+        ("n2", ["two-b", "two-a"]),
+    ]
+    # n0 ruled out, n1 answered: neither dry-run; n2 left to the dry run; then enough
+    assert (plugin.quick, plugin.visited) == (["n0", "n1", "n2"], ["n2"])
+    assert plugin.given_statuses == [statuses]
+    assert (len(node_statuses), errors) == (0, [])
+
+
+def test_nodes_ruled_out_quickly_are_dry_run_when_no_node_is_a_candidate() -> None:
+    h = quick_harness([], nodes=3)
+    plugin = h.plugin
+    assert isinstance(plugin, EvictLowerQuickly)
+    plugin.offset = 1
+    result, status = preempt(h, unschedulable_everywhere(h))
+    assert result is not None and result.nominating_info is not None
+    assert result.nominating_info.nominated_node_name == ""
+    assert status.message() == "0/3 nodes are available: 3 nothing to evict."
+    assert (plugin.quick, plugin.visited) == (["n1", "n2", "n0"], ["n1", "n2", "n0"])

@@ -100,33 +100,6 @@ def earliest_start_time_of_highest_priority(victims: Victims, now: datetime) -> 
     return min(pod_start_time(p, now) for p in victims.pods if p.priority == top)
 
 
-def _default_score_funcs(nodes_to_victims: Mapping[str, Victims], now: datetime) -> list[ScoreFunc]:
-    def fewest_pdb_violations(node: str) -> float:
-        return -nodes_to_victims[node].num_pdb_violations
-
-    def lowest_highest_priority(node: str) -> float:
-        # victims are ordered most important first, so the first has the highest priority
-        return -nodes_to_victims[node].pods[0].priority
-
-    def smallest_priority_sum(node: str) -> float:
-        return -sum(p.priority + _PRIORITY_OFFSET for p in nodes_to_victims[node].pods)
-
-    def fewest_victims(node: str) -> float:
-        return -len(nodes_to_victims[node].pods)
-
-    def latest_start_time(node: str) -> float:
-        earliest = earliest_start_time_of_highest_priority(nodes_to_victims[node], now)
-        return float("-inf") if earliest is None else earliest.timestamp()
-
-    return [
-        fewest_pdb_violations,
-        lowest_highest_priority,
-        smallest_priority_sum,
-        fewest_victims,
-        latest_start_time,
-    ]
-
-
 def pick_one_node_for_preemption(
     nodes_to_victims: Mapping[str, Victims],
     score_funcs: Sequence[ScoreFunc] | None,
@@ -142,12 +115,42 @@ def pick_one_node_for_preemption(
     """
     if not nodes_to_victims:
         return ""
+    if not score_funcs:
+        return _pick_by_default_criteria(nodes_to_victims, now)
     candidates = list(nodes_to_victims)
-    funcs = list(score_funcs) if score_funcs else _default_score_funcs(nodes_to_victims, now)
-    for score in funcs:
+    for score in score_funcs:
         scored = [(score(node), node) for node in candidates]
         best = max(s for s, _ in scored)
         candidates = [node for s, node in scored if s == best]
         if len(candidates) == 1:
             return candidates[0]
     return candidates[0]
+
+
+def _pick_by_default_criteria(nodes_to_victims: Mapping[str, Victims], now: datetime) -> str:
+    """upstream's default criteria as one key per node: the first four criteria compared
+    together (a tuple compares as they break each other's ties), the start time only
+    among the nodes tied on all four; the first node wins a tie, as in the loop."""
+    best: tuple[int, int, int, int] | None = None
+    tied: list[str] = []
+    for node, victims in nodes_to_victims.items():
+        priorities = [p.spec.priority or 0 for p in victims.pods]
+        key = (
+            -victims.num_pdb_violations,
+            # victims are ordered most important first: the first has the highest priority
+            -priorities[0],
+            -(sum(priorities) + _PRIORITY_OFFSET * len(priorities)),
+            -len(priorities),
+        )
+        if best is None or key > best:
+            best, tied = key, [node]
+        elif key == best:
+            tied.append(node)
+    if len(tied) == 1:
+        return tied[0]
+
+    def latest_start_time(node: str) -> float:
+        earliest = earliest_start_time_of_highest_priority(nodes_to_victims[node], now)
+        return float("-inf") if earliest is None else earliest.timestamp()
+
+    return max(tied, key=latest_start_time)  # max keeps the first of equal keys
