@@ -55,6 +55,12 @@ from kubesched_builtin.defaultpreemption.guards import (
     protected_victims,
 )
 from kubesched_builtin.defaultpreemption.pdb import filter_pods_with_pdb_violation
+from kubesched_builtin.defaultpreemption.resources_only import (
+    NodeMemo,
+    ResourcesOnlyDryRun,
+    VictimOrder,
+    resources_only_dry_run,
+)
 from kubesched_builtin.kinds import PodDisruptionBudget
 from kubesched_builtin.names import DEFAULT_PREEMPTION
 from kubesched_builtin.noderesources.fits import shortages
@@ -102,7 +108,7 @@ class DefaultPreemption(PostFilterPlugin[DefaultPreemptionArgs]):
         self.rng = random.Random(seed)
         self.offset_rand: Callable[[int], int] = lambda n: self.rng.randrange(n)
         """A random offset in [0, n)."""
-        self.is_eligible_pod: IsEligiblePodFunc = lambda node_info, victim, preemptor: True
+        self.is_eligible_pod: IsEligiblePodFunc = _every_pod
         """Extra victim filter (upstream IsEligiblePod); by default every lower-priority pod."""
         self.more_important_pod: MoreImportantPodFunc | None = None
         """Victim order (upstream MoreImportantPod); None is priority, then start time."""
@@ -113,6 +119,8 @@ class DefaultPreemption(PostFilterPlugin[DefaultPreemptionArgs]):
         """Skip the dry runs and Filter re-runs whose failure NodeResourcesFit's figures
         already tell (`rules_out_node`, reprieves): same candidates and victims, fewer
         Filter calls. False (KUBESCHED_FAST_PATH=0) makes upstream's every call."""
+        self._node_memo: NodeMemo = {}
+        """The quick dry run's figures of each node, kept across preemptions."""
         self._victims_by_node: dict[str, list[Pod]] = {}
         self._importance_cache: (
             tuple[
@@ -230,6 +238,30 @@ class DefaultPreemption(PostFilterPlugin[DefaultPreemptionArgs]):
             ]
             self._resources_fit = found[:1]
         return self._resources_fit[0] if self._resources_fit else None
+
+    def quick_dry_run(
+        self, state: CycleState, pod: Pod, pdbs: Sequence[Any], statuses: NodeToStatus
+    ) -> ResourcesOnlyDryRun | None:
+        """The evaluator's quick dry run for this preemptor (`resources_only`): the same
+        victims as `select_victims_on_node` without copying each node or calling Filter,
+        when only NodeResourcesFit's answer can change with evictions. None with
+        KUBESCHED_FAST_PATH=0, with victim guards, or when other plugins take part."""
+        if not self.room_shortcut or self.guards:
+            return None
+        more_important, key = self._importance()
+        assert self._importance_cache is not None
+        now = self._importance_cache[1]  # None unless the order is the default one
+        return resources_only_dry_run(
+            self.handle,
+            self.resources_fit,
+            state,
+            pod,
+            pdbs,
+            statuses,
+            VictimOrder(more_important, key, now),
+            None if self.is_eligible_pod is _every_pod else self.is_eligible_pod,
+            self._node_memo,
+        )
 
     def rules_out_node(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> bool:
         """Whether the node certainly gives no victims (the evaluator then skips its dry
@@ -391,6 +423,11 @@ class DefaultPreemption(PostFilterPlugin[DefaultPreemptionArgs]):
         if self.guards:
             self._victims_by_node[node_info.name] = pods
         return pods, num_violating, Status()
+
+
+def _every_pod(node_info: NodeInfo, victim: PodInfo, preemptor: Pod) -> bool:
+    """The default `is_eligible_pod`: every lower-priority pod may be a victim."""
+    return True
 
 
 def _by_priority_then_start(now: datetime) -> MoreImportantPodFunc:
