@@ -4,15 +4,18 @@ warnings name the user's files, not the workers' copies of them."""
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import CLUSTERS, MOST
 from distributed import LocalCluster
 
 from kubesched._errors import ManifestError
+from kubesched.cli._main import main
 from kubesched.sweep import DaskError, SweepSpec, cluster_inputs, sweep
 
 
@@ -87,3 +90,14 @@ def test_the_workers_packages_are_this_machines() -> None:
         f"tcp://b:2: kubesched missing there, {here['kubesched']} here",
         f"tcp://b:2: kubesched-builtin 9.9 there, {here['kubesched-builtin']} here",
     ]
+
+
+def test_the_command_runs_on_the_scheduler_it_is_given(
+    address: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["sweep", "--cluster", CLUSTERS[1], "--config", "default", "--config", MOST]
+    assert main([*args, "--scheduler", address, "-o", "json"]) == 0
+    on_dask = json.loads(capsys.readouterr().out)
+    assert main([*args, "-j", "1", "-o", "json"]) == 0
+    assert on_dask == json.loads(capsys.readouterr().out)
+    assert [r["config"] for r in on_dask["runs"]] == ["default", "most-allocated.config.yaml"]

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping
 from importlib.metadata import distributions
 
 from kubesched._errors import KubeschedError
-from kubesched.sweep._task import Task, TaskResult, run_task
+from kubesched.sweep._task import Bundle, Task, TaskResult, run_task
 
 __all__ = ["DaskError", "package_differences", "packages", "run_on_dask"]
 
@@ -34,8 +34,9 @@ class DaskError(KubeschedError):
         return self.detail
 
 
-def run_on_dask(tasks: list[Task], address: str) -> Iterator[TaskResult]:
-    """Each task on the workers of the Dask scheduler at `address`, results as they come."""
+def run_on_dask(tasks: list[Task], files: Bundle, address: str) -> Iterator[TaskResult]:
+    """Each task on the workers of the Dask scheduler at `address`, with the input files'
+    contents (sent to every worker once), results as they come."""
     try:
         from distributed import Client, as_completed  # type: ignore[import-not-found, unused-ignore]
     except ImportError as error:
@@ -54,8 +55,9 @@ def run_on_dask(tasks: list[Task], address: str) -> Iterator[TaskResult]:
                 f"Dask scheduler {address!r}: the workers' kubesched packages differ from "
                 "this machine's, and a run's result depends on them: " + "; ".join(differences)
             )
+        shared = client.scatter(files, broadcast=True)
         # pure=False: a task is not shared with an equal one another client submitted
-        futures = client.map(run_task, tasks, pure=False)
+        futures = client.map(run_task, tasks, files=shared, pure=False)
         try:
             for future in as_completed(futures, loop=client.loop):
                 yield future.result()

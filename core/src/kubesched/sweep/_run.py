@@ -39,8 +39,7 @@ def sweep(
     if scheduler is not None:
         from kubesched.sweep._dask import run_on_dask  # the optional `dask` extra
 
-        files = bundle(sorted(_inputs(spec)))
-        done = run_on_dask([_with(t, files) for t in tasks], scheduler)
+        done = run_on_dask(tasks, bundle(sorted(_inputs(spec))), scheduler)
     elif jobs == 1 or len(tasks) == 1:
         done = (run_task(t) for t in tasks)
     else:
@@ -51,10 +50,6 @@ def sweep(
         if progress is not None:
             progress(result)
     return _document(spec, [results[t.run.index] for t in tasks])
-
-
-def _with(task: Task, files: Any) -> Task:
-    return Task(task.run, task.until, task.scenario, task.validate, files)
 
 
 def _inputs(spec: SweepSpec) -> set[str]:

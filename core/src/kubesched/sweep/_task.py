@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,13 +40,12 @@ class Bundle:
 
 @dataclass(frozen=True)
 class Task:
-    """A run (`Run`), what every run shares, and, for a remote worker, the files."""
+    """A run (`Run`) and what every run shares."""
 
     run: Run
     until: float | None
     scenario: str | None
     validate: FieldValidation
-    bundle: Bundle | None = None
 
 
 @dataclass(frozen=True)
@@ -73,14 +73,14 @@ def bundle(paths: list[str]) -> Bundle:
     return Bundle(files, tuple(folders))
 
 
-def run_task(task: Task) -> TaskResult:
-    """Simulate one run: in place, or, with a bundle, in a temporary copy of its files
-    (errors then name the original paths)."""
+def run_task(task: Task, files: Bundle | None = None) -> TaskResult:
+    """Simulate one run: on this machine's files, or, given their contents (`files`), in
+    a temporary copy of them (errors and warnings then name the original paths)."""
     with _ONE_AT_A_TIME:
-        if task.bundle is None:
+        if files is None:
             return _simulate(task, lambda p: p)
         with tempfile.TemporaryDirectory(prefix="kubesched-sweep-") as folder:
-            local = _materialize(task.bundle, folder)
+            local = _materialize(files, folder)
             back = {v: k for k, v in local.items()}
             try:
                 result = _simulate(task, lambda p: local.get(p, p))
@@ -93,7 +93,7 @@ def run_task(task: Task) -> TaskResult:
             return TaskResult(result.index, result.metrics, result.placements, warnings)
 
 
-def _simulate(task: Task, where: Any) -> TaskResult:
+def _simulate(task: Task, where: Callable[[str], str]) -> TaskResult:
     run = task.run
     warnings: list[str] = []
     watch = ClusterWatch()
