@@ -189,6 +189,11 @@ def _amounts_of(names: Sequence[str]) -> Amounts:
     return amounts
 
 
+_Pod = tuple[int, PodInfo, tuple[int, ...], datetime | None]
+"""A pod as the dry run reads it: priority, PodInfo, amounts, start time (None: not
+started)."""
+
+
 @dataclass(frozen=True, slots=True)
 class _NodeFigures:
     """What the dry run reads of a node, for one generation of it: its room (allocatable
@@ -198,8 +203,8 @@ class _NodeFigures:
     generation: int
     room: tuple[int, ...]
     count: int
-    pods: list[tuple[int, PodInfo, tuple[int, ...], datetime | None]]
-    """(priority, pod, amounts, start time or None) in the node's order."""
+    pods: list[_Pod]
+    """The node's pods, in its order."""
     priorities: list[int]
     """The pods' priorities, ascending."""
     freed: list[tuple[int, ...]]
@@ -293,44 +298,42 @@ class ResourcesOnlyDryRun:
         figures = self._figures(node_info)
         priority = self.priority
         eligible = self.is_eligible
+        potential: list[_Pod] | None = None
         if eligible is None:
             lower = bisect_left(figures.priorities, priority)
             freed = figures.freed[lower]
-            potential = None
         else:
             pod = self.pod
             potential = [
                 p for p in figures.pods if p[0] < priority and eligible(node_info, p[1], pod)
             ]
             lower = len(potential)
-            freed = tuple(0 for _ in self.names)
+            freed = figures.freed[0]
             for p in potential:
-                freed = tuple(a + b for a, b in zip(freed, p[2], strict=True))
+                freed = tuple([a + b for a, b in zip(freed, p[2], strict=True)])
         if not lower:
             return True
         if node_info.node is None:
             return False
-        allowed = node_info.allocatable.allowed_pod_number
-        amounts = self.amounts
         # alone[i]: what resource i leaves once the pod is placed (negative: short), with
         # every lower-priority pod gone; room: the same with the nominated pods Filter
-        # counts (upstream addGENominatedPods) placed too
+        # counts placed too (upstream addGENominatedPods); Filter runs with them, then
+        # (when there are some) without them: both must pass
         alone = [r + f - q for r, f, q in zip(figures.room, freed, self.request, strict=True)]
         room = alone
         extra = 0
         for info in self.handle.nominated_pods_for_node(node_info.name):
             if (info.pod.spec.priority or 0) >= priority and info.pod.metadata.uid != self.uid:
-                room = [x - q for x, q in zip(room, amounts(info.requests), strict=True)]
+                room = [x - q for x, q in zip(room, self.amounts(info.requests), strict=True)]
                 extra += 1
         count = figures.count - lower
-
-        def fits(room: list[int], alone: list[int], count: int) -> bool:
-            # Filter with the nominated pods, then (when there are some) without them
-            if count + extra >= allowed or any(x < 0 for x in room):
-                return False
-            return not extra or (count < allowed and all(x >= 0 for x in alone))
-
-        if not fits(room, alone, count) or not self._node_only_pass(node_info):
+        allowed = node_info.allocatable.allowed_pod_number
+        if (
+            count + extra >= allowed
+            or any(x < 0 for x in room)
+            or (extra and any(x < 0 for x in alone))
+            or not self._node_only_pass(node_info)
+        ):
             return True
 
         if potential is None:
@@ -341,23 +344,29 @@ class ResourcesOnlyDryRun:
         else:
             key = self.order.key
             potential.sort(key=lambda p: key(p[1].pod))
-        infos = [p[1] for p in potential]
-        taken = {id(p[1]): p[2] for p in potential}
         if self.pdbs:
-            violating, non_violating = filter_pods_with_pdb_violation(infos, self.pdbs)
+            infos = [p[1] for p in potential]
+            violating_infos, _ = filter_pods_with_pdb_violation(infos, self.pdbs)
+            violating_ids = {id(info) for info in violating_infos}
+            violating = [p for p in potential if id(p[1]) in violating_ids]
+            non_violating = [p for p in potential if id(p[1]) not in violating_ids]
         else:
-            violating, non_violating = [], infos
+            violating, non_violating = [], potential
         victims: list[Pod] = []
         num_violating = 0
         for group in (violating, non_violating):
-            for info in group:
-                amount = taken[id(info)]
-                room_back = [x - q for x, q in zip(room, amount, strict=True)]
-                alone_back = (
-                    [x - q for x, q in zip(alone, amount, strict=True)] if extra else room_back
-                )
-                if fits(room_back, alone_back, count + 1):
-                    room, alone, count = room_back, alone_back, count + 1
+            for _, info, taken, _ in group:
+                # put back where the pod (and the nominated pods) still fit: one more pod
+                # under the limit, and every resource's room covers the pod's amount
+                if (
+                    count + 1 + extra < allowed
+                    and all(x >= q for x, q in zip(room, taken, strict=True))
+                    and (not extra or all(x >= q for x, q in zip(alone, taken, strict=True)))
+                ):
+                    room = [x - q for x, q in zip(room, taken, strict=True)]
+                    if extra:
+                        alone = [x - q for x, q in zip(alone, taken, strict=True)]
+                    count += 1
                     continue
                 victims.append(info.pod)
                 if group is violating:

@@ -24,6 +24,13 @@ pod, statuses)` from its `post_filter`::
         def post_filter(self, state, pod, statuses):
             return self.evaluator.preempt(state, pod, statuses)
 
+Two optional policy methods (not upstream) spare the dry run work on many nodes, with the
+same candidates: `rules_out_node(state, pod, node_info)` says a node certainly gives no
+victims, and `quick_dry_run(state, pod, pdbs, statuses)` returns, for one preemption, a
+function that answers a node's victims without copying it (or rules it out, or leaves it
+to the real dry run). Nodes ruled out are dry-run only when no node is a candidate, for
+their statuses (see `Evaluator.dry_run_preemption`).
+
 The helpers here (victim order, start times, the default node choice) are the ones
 upstream's DefaultPreemption uses, for policies that want the same rules.
 """

@@ -132,7 +132,7 @@ def _pick_by_default_criteria(nodes_to_victims: Mapping[str, Victims], now: date
     together (a tuple compares as they break each other's ties), the start time only
     among the nodes tied on all four; the first node wins a tie, as in the loop."""
     best: tuple[int, int, int, int] | None = None
-    tied: list[str] = []
+    tied: list[tuple[str, list[int]]] = []
     for node, victims in nodes_to_victims.items():
         priorities = [p.spec.priority or 0 for p in victims.pods]
         key = (
@@ -143,14 +143,22 @@ def _pick_by_default_criteria(nodes_to_victims: Mapping[str, Victims], now: date
             -len(priorities),
         )
         if best is None or key > best:
-            best, tied = key, [node]
+            best, tied = key, [(node, priorities)]
         elif key == best:
-            tied.append(node)
+            tied.append((node, priorities))
     if len(tied) == 1:
-        return tied[0]
+        return tied[0][0]
 
-    def latest_start_time(node: str) -> float:
-        earliest = earliest_start_time_of_highest_priority(nodes_to_victims[node], now)
-        return float("-inf") if earliest is None else earliest.timestamp()
+    def latest_start_time(found: tuple[str, list[int]]) -> float:
+        # earliest_start_time_of_highest_priority, on the priorities read above
+        node, priorities = found
+        top = max(priorities)
+        pods = nodes_to_victims[node].pods
+        earliest = min(
+            pod_start_time(p, now)
+            for p, priority in zip(pods, priorities, strict=True)
+            if priority == top
+        )
+        return earliest.timestamp()
 
-    return max(tied, key=latest_start_time)  # max keeps the first of equal keys
+    return max(tied, key=latest_start_time)[0]  # max keeps the first of equal keys
