@@ -31,10 +31,11 @@ def sweep(
 ) -> dict[str, Any]:
     """Run every run of `spec` and collect the sweep document (`SweepReport`).
 
-    `jobs` worker processes on this machine (None: one per core; 1: in this process), or,
-    with `scheduler` (a Dask scheduler's address, `tcp://host:8786`), on that cluster's
-    workers, which get the input files' contents rather than their paths. The first error
-    of any run (a KubeschedError naming the file) is raised here."""
+    `jobs` worker processes on this machine (None: one per core this process may use; 1:
+    in this process), or, with `scheduler` (a Dask scheduler's address,
+    `tcp://host:8786`), on that cluster's workers, which get the input files' contents
+    rather than their paths. The first error of any run (a KubeschedError naming the
+    file) is raised here."""
     tasks = [Task(run, spec.until, spec.scenario, validate) for run in spec.runs()]
     if scheduler is not None:
         from kubesched.sweep._dask import run_on_dask  # the optional `dask` extra
@@ -43,13 +44,21 @@ def sweep(
     elif jobs == 1 or len(tasks) == 1:
         done = (run_task(t) for t in tasks)
     else:
-        done = _run_in_processes(tasks, jobs or os.cpu_count() or 1)
+        done = _run_in_processes(tasks, jobs or _cores())
     results: dict[int, TaskResult] = {}
     for result in done:
         results[result.index] = result
         if progress is not None:
             progress(result)
     return _document(spec, [results[t.run.index] for t in tasks])
+
+
+def _cores() -> int:
+    """The cores this process may run on (its CPU affinity: a taskset's or cpuset's
+    share), not every core of the machine."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
 
 
 def _inputs(spec: SweepSpec) -> set[str]:
