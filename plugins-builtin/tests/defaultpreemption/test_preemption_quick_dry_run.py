@@ -22,7 +22,7 @@ from preemption_helpers import pdb, preemption_env
 
 from kubesched.api import Node, Pod
 from kubesched.framework import NodeToStatus, PodInfo, Status
-from kubesched.framework.preemption import Candidate
+from kubesched.framework.preemption import Candidate, Victims
 from kubesched_builtin.defaultpreemption import DefaultPreemption
 from kubesched_builtin.nodeaffinity import NodeAffinity
 from kubesched_builtin.nodename import NodeName
@@ -289,3 +289,40 @@ def test_a_plugin_the_quick_dry_run_does_not_know_turns_it_off() -> None:
     assert env.plugin.quick_dry_run(state, preemptor, [], NodeToStatus()) is None
     env.plugin.room_shortcut = False
     assert env.plugin.quick_dry_run(state, preemptor, [], NodeToStatus()) is None
+
+
+class _Wrapped:
+    """A plugin as `kubesched run`'s metrics hand it to the runners: another object whose
+    `__class__` is the plugin's (so `isinstance` holds, `type()` does not), the rest
+    passed through."""
+
+    def __init__(self, plugin: Any) -> None:
+        self._plugin = plugin
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type[Any]:
+        return type(self._plugin)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._plugin, name)
+
+
+def test_plugins_wrapped_as_kubesched_run_wraps_them_keep_the_quick_dry_run() -> None:
+    nodes, pods = _full_nodes(3)
+    preemptor = make_pod("high").priority(10).req(cpu="3").obj()
+    env = preemption_env(
+        nodes, pods, preemptor=preemptor, filters=[NodeUnschedulable, NodeResourcesFit]
+    )
+    env.fwk.filter_plugins = [_Wrapped(p) for p in env.fwk.filter_plugins]
+    env.fwk.pre_filter_plugins = [_Wrapped(p) for p in env.fwk.pre_filter_plugins]
+    state = env.pre_filter(preemptor)
+    assert env.plugin.resources_fit is env.fwk.filter_plugins[1]
+    quick = env.plugin.quick_dry_run(state, preemptor, [], NodeToStatus())
+    assert quick is not None
+    answers = [quick(info) for info in env.node_infos()]
+    assert [len(a.pods) if isinstance(a, Victims) else a for a in answers] == [3, 3, 3]
+    statuses = _statuses(env, {"preemptor": preemptor, "filter_statuses": True}, state)
+    result, status = env.post_filter(preemptor, statuses)
+    assert status is not None and status.is_success, status
+    assert result is not None and result.nominating_info is not None
+    assert result.nominating_info.nominated_node_name in {"n0", "n1", "n2"}

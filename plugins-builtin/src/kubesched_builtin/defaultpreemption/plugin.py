@@ -234,7 +234,9 @@ class DefaultPreemption(PostFilterPlugin[DefaultPreemptionArgs]):
             found = [
                 p
                 for p in getattr(self.handle, "filter_plugins", ())
-                if isinstance(p, NodeResourcesFit) and type(p).filter is NodeResourcesFit.filter
+                # __class__, not type(): kubesched run's metrics wrap each plugin in an
+                # object whose __class__ is the plugin's
+                if isinstance(p, NodeResourcesFit) and p.__class__.filter is NodeResourcesFit.filter
             ]
             self._resources_fit = found[:1]
         return self._resources_fit[0] if self._resources_fit else None

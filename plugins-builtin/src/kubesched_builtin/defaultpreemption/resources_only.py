@@ -125,7 +125,7 @@ def resources_only_dry_run(
             continue
         if p is fit:
             seen_fit = True
-        elif type(p) in NODE_ONLY_FILTERS:
+        elif p.__class__ in NODE_ONLY_FILTERS:  # __class__: as `resources_fit` reads it
             (after if seen_fit else before).append(p)
         else:
             return None
