@@ -9,8 +9,8 @@ from typing import Any
 
 from kubesched.config import load_config, parse_config, resolve
 from kubesched.runtime import PluginRegistry, make_plugin_manager
-from kubesched.scheduler import new_scheduler
 from kubesched.simulate import Simulation
+from kubesched.simulate._faults import FaultPlan
 
 __all__ = ["Cluster"]
 
@@ -19,21 +19,16 @@ class Cluster:
     """The embedded cluster and the default-profile scheduler, driven step by step on
     virtual time (what `Simulation.run` does in one go)."""
 
-    def __init__(self, config: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, config: dict[str, Any] | None = None, faults: FaultPlan | None = None
+    ) -> None:
         pm = make_plugin_manager()
         registry = PluginRegistry.discover()
         resolved = resolve(load_config(None) if config is None else parse_config(config), registry)
-        self.sim = Simulation([], resolved, registry, hooks=pm)
+        self.sim = Simulation([], resolved, registry, hooks=pm, faults=faults)
         self.loop = self.sim.loop
         self.cluster = self.sim.cluster
-        self.scheduler = new_scheduler(
-            self.cluster,
-            self.sim.config,
-            registry.plugins,
-            clock=self.sim.clock,
-            seed=0,
-            hooks=pm,
-        )
+        self.scheduler = self.sim.new_scheduler()
         self.sim.scheduler = self.scheduler
         self.scheduler.start_watching()
         for controllers in pm.hook.kubesched_cluster_controllers(cluster=self.cluster):

@@ -34,8 +34,9 @@ before this virtual time, a Go duration or seconds) and `pods` (only for these p
   its binding cycle starts PreBind; PodGroup (its gang) when Permit tells it to wait.
 - `watch`: an event of the scheduler's informer for `kind` (`eventType` ADDED, MODIFIED or
   DELETED, default any) is dropped (`Drop`: the informer never sees it, until a relist),
-  delivered twice (`Duplicate`: again as a resync would, an update to itself, or a second
-  delete), or held with every later event of its kind for `delay` (`Delay`).
+  delivered twice (`Duplicate`: an add or update again as a resync would, an update to
+  itself; never a delete, whose object an informer's store no longer has), or held
+  with every later event of its kind for `delay` (`Delay`).
 - `relist`: the informers of `kinds` (default Pod and Node) list again while a scheduling
   cycle is at `extensionPoint` (default Reserve): a new object is an add, every known one
   an update (changed or not, as a Replace delivers), a missing one a delete; events held by

@@ -94,11 +94,13 @@ class InjectedFault(KubeschedError):
 
 @dataclass(frozen=True)
 class Fired:
-    """One time a fault fired: the fault's index, the virtual time and what it hit."""
+    """One time a fault fired: the fault's index, the virtual time, what it hit and the
+    pod whose cycle it was (uid, when there was one)."""
 
     fault: int
     at: float
     target: str
+    pod: str | None = None
 
 
 def check_fault_plan(plan: FaultPlan, config: ResolvedConfig, kinds: KindRegistry) -> None:
@@ -185,6 +187,10 @@ class FaultInjector:
         their last attempt: their retry after backoff may end otherwise, so a simulation
         is not quiescent while they back off."""
         self.observer = _AttemptStarts(self.retry)
+        self.pre_binding: dict[str, float] = {}
+        """Pods whose PreBind is running (uid → since when): assumed, out of the queue,
+        waiting on a plugin (VolumeBinding waits for the PV controller) or on a
+        `preBindTimeout`."""
         self._by_action: dict[str, list[Fault]] = {}
         for fault in plan.faults:
             self._by_action.setdefault(fault.action, []).append(fault)
@@ -203,7 +209,8 @@ class FaultInjector:
         if fault.probability < 1 and self.rng.random() >= fault.probability:
             return False
         self.counts[fault.index] += 1
-        self.fired.append(Fired(fault.index, self.clock.now(), target))
+        uid = pod.metadata.uid if pod is not None else None
+        self.fired.append(Fired(fault.index, self.clock.now(), target, uid))
         if pod is not None and (fault.probability < 1 or fault.times is not None):
             self.retry.add(pod.metadata.uid)
         return True
@@ -316,6 +323,8 @@ class _Informer:
             spec = fault.spec
             if spec["kind"] != self.kind or spec["eventType"] not in (None, event.type):
                 continue
+            if spec["action"] == "Duplicate" and event.type == "DELETED":
+                continue  # an informer's store has nothing left to delete a second time
             if not injector.draw(fault, f"{event.type} {self.kind} {_key(event.obj)}"):
                 continue
             action = spec["action"]
@@ -323,12 +332,7 @@ class _Informer:
                 return
             if action == "Duplicate":
                 self.deliver(event)
-                again = (
-                    event
-                    if event.type == "DELETED"
-                    else WatchEvent("MODIFIED", self.kind, event.obj, event.obj)
-                )
-                self.deliver(again)
+                self.deliver(WatchEvent("MODIFIED", self.kind, event.obj, event.obj))
                 return
             self.held.append(event)
             loop = asyncio.get_running_loop()
@@ -569,7 +573,12 @@ class FaultyFramework(Framework):
                 targets.extend(found)
         for kind, name, namespace in targets:
             await self._delete(kind, name, namespace)
-        return await super().run_pre_bind_plugins(state, pod, node_name)
+        pre_binding = self.injector.pre_binding
+        pre_binding[pod.metadata.uid] = self.injector.clock.now()
+        try:
+            return await super().run_pre_bind_plugins(state, pod, node_name)
+        finally:
+            pre_binding.pop(pod.metadata.uid, None)
 
     async def run_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         status = await super().run_bind_plugins(state, pod, node_name)
