@@ -52,3 +52,16 @@ def test_the_scheduler_can_bind_and_report() -> None:
     # leader election: a Role in the scheduler's namespace, as kube-scheduler's
     lease_role = _role("Role")
     assert {"get", "create", "update"} <= _granted(lease_role, "coordination.k8s.io", "leases")
+
+
+def test_dynamic_resources_can_write_claims() -> None:
+    """DynamicResources' PreBind adds its finalizer to a claim and writes the allocation and
+    reservedFor to the status subresource; PostFilter and Unreserve remove reservations
+    (upstream's system:kube-scheduler grants the same under DynamicResourceAllocation)."""
+    role = _role()
+    assert {"get", "list", "watch", "update", "patch"} <= _granted(
+        role, "resource.k8s.io", "resourceclaims"
+    )
+    assert {"update", "patch"} <= _granted(role, "resource.k8s.io", "resourceclaims/status")
+    for read_only in ("deviceclasses", "resourceslices"):
+        assert _granted(role, "resource.k8s.io", read_only) == {"get", "list", "watch"}
