@@ -172,6 +172,31 @@ def test_a_bad_claim_is_refused(obj: ResourceClaim, message: str) -> None:
     assert refusal(obj) == f'ResourceClaim.resource.k8s.io "c" is invalid: {message}'
 
 
+def cel(expression: str) -> list[DeviceSelector]:
+    return [DeviceSelector(cel=CELDeviceSelector(expression=expression))]
+
+
+def test_a_selector_that_does_not_compile_is_refused() -> None:
+    bad = claim(exactly(selectors=cel("device.driver ==")))
+    assert refusal(bad) == (
+        'ResourceClaim.resource.k8s.io "c" is invalid: '
+        "spec.devices.requests[0].exactly.selectors[0].cel.expression: Invalid value: "
+        '"device.driver ==": compilation failed: ERROR: <input>:1:17: Syntax error: '
+        "mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', "
+        "'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n"
+        " | device.driver ==\n"
+        " | ................^"
+    )
+
+
+def test_a_selector_that_is_not_a_bool_is_refused() -> None:
+    bad = DeviceClass(metadata=ObjectMeta(name=GPU), spec=DeviceClassSpec(selectors=cel("1 + 1")))
+    assert refusal(bad) == (
+        f'DeviceClass.resource.k8s.io "{GPU}" is invalid: spec.selectors[0].cel.expression: '
+        'Invalid value: "1 + 1": must evaluate to bool or the unknown type, not int'
+    )
+
+
 def test_a_template_is_checked_like_the_claim_it_holds() -> None:
     template = ResourceClaimTemplate(
         metadata=ObjectMeta(name="t", namespace="ml"),

@@ -20,6 +20,7 @@ from dra_point_helpers import (
     slice_of,
 )
 
+from kubesched.cluster.memory import AdmissionError
 from kubesched.framework import Code, NodeToStatus, Status
 from kubesched.testing import make_pod
 from kubesched_dra.api import FINALIZER, RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE, ResourceClaim
@@ -184,6 +185,29 @@ def test_selector_failing_at_runtime_is_an_error_for_the_pod() -> None:
     # the allocator's text (upstream allocator_stable.go selectorsMatch)
     assert status.message().startswith(
         f"class {CLASS}: selector #0 on device some-driver/worker/instance-1: CEL runtime error: "
+    )
+
+
+def test_selector_that_does_not_compile_is_refused_on_create() -> None:
+    with pytest.raises(AdmissionError, match=r"spec\.selectors\[0\]\.cel\.expression: Invalid"):
+        Points(pod_with_claim(), [WORKER], [device_class(expression="device.driver =="), claim()])
+
+
+def test_stored_selector_that_does_not_compile_is_an_error_for_the_pod() -> None:
+    # a class an older API server stored without compiling its selector: this cluster
+    # checks selectors on create only, so the broken one is written as an update
+    points = Points(pod_with_claim(), [WORKER], [device_class(), claim(), SLICES[0]])
+    broken = device_class(expression="device.driver ==")
+    stored = points.harness.cluster.get("DeviceClass", CLASS)
+    points.run(
+        points.harness.cluster.update(broken.model_copy(update={"metadata": stored.metadata}))
+    )
+    assert points.pre_filter() is None
+    status = points.filter()["worker"]
+    assert status is not None and status.code is Code.Error
+    # the allocator's text (upstream allocator_stable.go selectorsMatch)
+    assert status.message().startswith(
+        f"class {CLASS}: selector #0: CEL compile error: compilation failed: ERROR: <input>:1:17"
     )
 
 

@@ -3,14 +3,15 @@ DeviceClass, with its messages.
 
 upstream: pkg/apis/resource/validation/validation.go (ValidateResourceClaim,
 ValidateResourceClaimTemplate, ValidateDeviceClass and what they call). Object metadata
-is checked by the cluster itself (names are DNS subdomains). Not ported: the CEL
-compilation of selectors (the allocator compiles each expression and reports what does
-not compile), raw-extension size limits, node selector syntax.
+is checked by the cluster itself (names are DNS subdomains). Selectors are compiled in
+the DRA CEL environment (`kubesched_dra.cel`): an expression that does not compile or is
+not a bool is refused with the compiler's text. Not ported: the CEL cost limit,
+raw-extension size limits, node selector syntax.
 """
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from kubesched.api import KindRegistry
 from kubesched.api.field import (
@@ -54,6 +55,9 @@ from kubesched_dra.api._validation_names import (
     validate_subdomain,
 )
 
+if TYPE_CHECKING:
+    from kubesched_dra.cel import CELCache, CompilationResult
+
 __all__ = [
     "DEVICE_TAINT_EFFECTS",
     "validate_device_class",
@@ -67,6 +71,7 @@ _CONSTRAINTS_MAX: Final = 32
 _CONFIG_MAX: Final = 32
 _SELECTORS_MAX: Final = 32
 _FIRST_AVAILABLE_MAX: Final = 8
+_COMPILED_KEPT: Final = 256
 _REQUEST_REF: Final = (
     "must be the name of a request in the claim or the name of a request and a subrequest "
     "separated by '/'"
@@ -195,7 +200,23 @@ def _selector(selector: DeviceSelector, path: Path) -> ErrorList:
     path = path.child("cel", "expression")
     if len(expression.encode()) > CEL_SELECTOR_EXPRESSION_MAX_LENGTH:
         return [too_long(path, "", CEL_SELECTOR_EXPRESSION_MAX_LENGTH)]
-    return []
+    error = _compiled(expression).error
+    # upstream convertCELErrorToValidationError: compile errors are ErrorTypeInvalid
+    return [] if error is None else [invalid(path, expression, str(error))]
+
+
+_CEL: list[CELCache] = []
+
+
+def _compiled(expression: str) -> CompilationResult:
+    """The expression compiled in the DRA CEL environment, once per expression."""
+    if not _CEL:
+        # imported here: the CEL package builds on these models (an import cycle), and
+        # only objects with selectors need it
+        from kubesched_dra.cel import CELCache
+
+        _CEL.append(CELCache(max_entries=_COMPILED_KEPT))
+    return _CEL[0].get_or_compile(expression)
 
 
 def _constraint(constraint: DeviceConstraint, path: Path, names: RequestNames) -> ErrorList:
