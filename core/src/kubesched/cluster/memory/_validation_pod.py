@@ -24,11 +24,22 @@ from kubesched.api import (
     Pod,
     PodAffinity,
     PodAffinityTerm,
+    PodResourceClaim,
     PodSchedulingGate,
     ResourceRequirements,
     TopologySpreadConstraint,
 )
-from kubesched.api.field import FieldError, duplicate, forbidden, invalid, not_supported, required
+from kubesched.api.field import (
+    FieldError,
+    Stringer,
+    duplicate,
+    forbidden,
+    go_quote,
+    invalid,
+    not_found,
+    not_supported,
+    required,
+)
 from kubesched.api.validation import (
     is_dns1123_label,
     is_qualified_name,
@@ -57,8 +68,11 @@ def validate_pod_spec(pod: Pod) -> list[FieldError]:
     """ValidatePodSpec, then what ValidatePodCreate adds for a pod (not a template)."""
     spec = pod.spec
     errors = validate_volumes(pod)
-    errors += _containers(spec.containers)
-    errors += _init_containers(spec.init_containers, spec.containers)
+    errors += _pod_resource_claims(spec.resource_claims)
+    # upstream gatherPodResourceClaimNames: every non-empty name, valid or not
+    claims = frozenset(c.name for c in spec.resource_claims if c.name)
+    errors += _containers(spec.containers, claims)
+    errors += _init_containers(spec.init_containers, spec.containers, claims)
     if spec.resources is not None:
         errors += validate_requirements(
             spec.resources, validate_pod_resource_name, "spec.resources"
@@ -103,8 +117,9 @@ def _image_whitespace(containers: Sequence[Container], path: str) -> list[FieldE
 # -- containers ------------------------------------------------------------------------------
 
 
-def _container(c: Container, path: str) -> list[FieldError]:
-    """upstream validateContainerCommon: name, image, ports and resources."""
+def _container(c: Container, path: str, claims: frozenset[str]) -> list[FieldError]:
+    """upstream validateContainerCommon: name, image, ports and resources (`claims`: the
+    names in the pod's spec.resourceClaims)."""
     errors: list[FieldError] = []
     if not c.name:
         errors.append(required(f"{path}.name"))
@@ -130,7 +145,7 @@ def _container(c: Container, path: str) -> list[FieldError]:
     errors += validate_requirements(
         c.resources, validate_container_resource_name, f"{path}.resources"
     )
-    return errors
+    return errors + _resource_claim_names(c, claims, f"{path}.resources.claims")
 
 
 def _host_port_conflicts(containers: Sequence[Container], path: str) -> list[FieldError]:
@@ -148,14 +163,14 @@ def _host_port_conflicts(containers: Sequence[Container], path: str) -> list[Fie
     return errors
 
 
-def _containers(containers: Sequence[Container]) -> list[FieldError]:
+def _containers(containers: Sequence[Container], claims: frozenset[str]) -> list[FieldError]:
     if not containers:
         return [required("spec.containers")]
     errors: list[FieldError] = []
     names: set[str] = set()
     for i, c in enumerate(containers):
         at = f"spec.containers[{i}]"
-        errors += _container(c, at)
+        errors += _container(c, at, claims)
         if c.name in names:
             errors.append(duplicate(f"{at}.name", c.name))
         names.add(c.name)
@@ -167,13 +182,13 @@ def _containers(containers: Sequence[Container]) -> list[FieldError]:
 
 
 def _init_containers(
-    containers: Sequence[Container], regular: Sequence[Container]
+    containers: Sequence[Container], regular: Sequence[Container], claims: frozenset[str]
 ) -> list[FieldError]:
     errors: list[FieldError] = []
     names = {c.name for c in regular}
     for i, c in enumerate(containers):
         at = f"spec.initContainers[{i}]"
-        errors += _container(c, at)
+        errors += _container(c, at, claims)
         if c.restart_policy is not None and c.restart_policy != "Always":
             errors.append(not_supported(f"{at}.restartPolicy", c.restart_policy, ["Always"]))
         if c.name in names:
@@ -182,6 +197,82 @@ def _init_containers(
             names.add(c.name)
         # upstream checks each init container alone, so its index always reads [0]
         errors += _host_port_conflicts([c], "spec.initContainers")
+    return errors
+
+
+# -- resource claims ---------------------------------------------------------------------------
+
+
+def _pod_resource_claims(claims: Sequence[PodResourceClaim]) -> list[FieldError]:
+    """upstream validatePodResourceClaims / validatePodResourceClaim: a unique DNS-label
+    name and exactly one of resourceClaimName and resourceClaimTemplateName, a DNS
+    subdomain (ValidateResourceClaimName / ValidateResourceClaimTemplateName)."""
+    errors: list[FieldError] = []
+    names: set[str] = set()
+    for i, claim in enumerate(claims):
+        at = f"spec.resourceClaims[{i}]"
+        if not claim.name:
+            errors.append(required(f"{at}.name"))
+        elif claim.name in names:
+            errors.append(duplicate(f"{at}.name", claim.name))
+        else:
+            errors += [invalid(f"{at}.name", claim.name, m) for m in is_dns1123_label(claim.name)]
+            names.add(claim.name)
+        by_name, by_template = claim.resource_claim_name, claim.resource_claim_template_name
+        if by_name is not None and by_template is not None:
+            detail = (
+                "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified"
+            )
+            errors.append(invalid(at, _claim_value(claim), detail))
+        if by_name is None and by_template is None:
+            detail = "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`"
+            errors.append(invalid(at, _claim_value(claim), detail))
+        for field, value in (
+            ("resourceClaimName", by_name),
+            ("resourceClaimTemplateName", by_template),
+        ):
+            if value is not None:
+                errors += [invalid(f"{at}.{field}", value, m) for m in name_is_dns_subdomain(value)]
+    return errors
+
+
+def _claim_value(claim: PodResourceClaim) -> Stringer:
+    """The entry as Go's %#v prints the internal core.PodResourceClaim, except that a set
+    pointer shows its string where Go prints its address (docs/fidelity.md)."""
+
+    def pointer(value: str | None) -> str:
+        return "(*string)(nil)" if value is None else f"(*string)({go_quote(value)})"
+
+    return Stringer(
+        f"core.PodResourceClaim{{Name:{go_quote(claim.name)}, "
+        f"ResourceClaimName:{pointer(claim.resource_claim_name)}, "
+        f"ResourceClaimTemplateName:{pointer(claim.resource_claim_template_name)}}}"
+    )
+
+
+def _resource_claim_names(c: Container, claims: frozenset[str], path: str) -> list[FieldError]:
+    """upstream validateResourceClaimNames: each entry of a container's resources.claims
+    names a pod claim (and optionally a DNS-label request), once."""
+    errors: list[FieldError] = []
+    seen: set[str] = set()
+    for i, claim in enumerate(c.resources.claims):
+        at = f"{path}[{i}]"
+        if not claim.name:
+            errors.append(required(at))
+            continue
+        key = claim.name
+        if claim.request:
+            problems = is_dns1123_label(claim.request)
+            errors += [invalid(f"{at}.request", claim.request, m) for m in problems]
+            key += "/" + claim.request
+        if key in seen:
+            errors.append(duplicate(at, key))
+        else:
+            seen.add(key)
+        if claim.name not in claims:
+            detail = "must be one of the names in pod.spec.resourceClaims"
+            detail += ": " + ", ".join(sorted(claims)) if claims else " which is empty"
+            errors.append(not_found(at, claim.name, detail))
     return errors
 
 
