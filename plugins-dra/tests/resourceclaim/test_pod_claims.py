@@ -51,7 +51,9 @@ def test_a_template_entry_names_the_claim_recorded_in_the_pod_status() -> None:
 def test_an_entry_with_neither_source_is_unsupported() -> None:
     with pytest.raises(ValueError) as caught:
         claim_name(POD, PodResourceClaim(name="gpu"))
-    assert str(caught.value) == 'pod "ml/trainer", spec.resourceClaim "gpu": API unsupported'
+    assert str(caught.value) == (
+        'pod "ml/trainer", spec.resourceClaim "gpu": none of the supported fields are set'
+    )
 
 
 def claim(namespace: str = "ml", *owners: OwnerReference) -> ResourceClaim:

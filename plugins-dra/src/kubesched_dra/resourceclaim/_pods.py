@@ -45,7 +45,7 @@ def claim_name(pod: Pod, pod_claim: PodResourceClaim) -> tuple[str | None, bool]
     namespace = pod.metadata.namespace or "default"
     raise ValueError(
         f'pod "{namespace}/{pod.metadata.name}", spec.resourceClaim "{pod_claim.name}": '
-        "API unsupported"
+        "none of the supported fields are set"
     )
 
 
