@@ -40,8 +40,8 @@ from kubesched.framework import (
     Status,
 )
 from kubesched.hookspecs import ReportSection
-from kubesched.run._metrics_plugins import InstrumentedPlugin
 from kubesched.runtime import Framework
+from kubesched.runtime._wrapped_plugin import WrappedPlugin
 from kubesched.scheduler import SchedulerObserver
 from kubesched.simulate._faults import Fault, FaultPlan
 
@@ -305,8 +305,30 @@ class _Informer:
         self.store: dict[str, Any] = {}
         self.held: list[WatchEvent] = []
         self.release: asyncio.TimerHandle | None = None
+        self.listed = 0
+        """The cluster's resourceVersion at the last relist: older events are stale."""
 
     def deliver(self, event: WatchEvent) -> None:
+        """A watch event as client-go's informer hands it on (shared_informer.go
+        processDeltas): an add or update is an update when the store has the object and
+        an add when it has not; a delete of what the store no longer has, or an event the
+        last relist already covered (the Reflector watches again from the list's
+        resourceVersion), is not delivered."""
+        key = _key(event.obj)
+        known = self.store.get(key)
+        if event.type == "DELETED":
+            if known is not None and known.metadata.uid == event.obj.metadata.uid:
+                self.emit(event)
+            return
+        version = event.obj.metadata.resource_version
+        if version and version.isdigit() and int(version) <= self.listed:
+            return
+        if known is None:
+            self.emit(WatchEvent("ADDED", self.kind, event.obj))
+        else:
+            self.emit(WatchEvent("MODIFIED", self.kind, event.obj, known))
+
+    def emit(self, event: WatchEvent) -> None:
         key = _key(event.obj)
         if event.type == "DELETED":
             self.store.pop(key, None)
@@ -332,7 +354,8 @@ class _Informer:
                 return
             if action == "Duplicate":
                 self.deliver(event)
-                self.deliver(WatchEvent("MODIFIED", self.kind, event.obj, event.obj))
+                if self.store.get(_key(event.obj)) is event.obj:
+                    self.emit(WatchEvent("MODIFIED", self.kind, event.obj, event.obj))
                 return
             self.held.append(event)
             loop = asyncio.get_running_loop()
@@ -351,16 +374,17 @@ class _Informer:
         if self.release is not None:
             self.release.cancel()
         self.held, self.release = [], None
+        self.listed = int(getattr(self.owner.inner, "resource_version", 0))
         current = {_key(o): o for o in self.owner.inner.list(self.kind)}
         for key, old in list(self.store.items()):
-            if key not in current:
-                self.deliver(WatchEvent("DELETED", self.kind, old))
+            if key not in current or current[key].metadata.uid != old.metadata.uid:
+                self.emit(WatchEvent("DELETED", self.kind, old))
         for key, obj in current.items():
             old = self.store.get(key)
             if old is None:
-                self.deliver(WatchEvent("ADDED", self.kind, obj))
+                self.emit(WatchEvent("ADDED", self.kind, obj))
             else:
-                self.deliver(WatchEvent("MODIFIED", self.kind, obj, old))
+                self.emit(WatchEvent("MODIFIED", self.kind, obj, old))
 
 
 def _key(obj: Any) -> str:
@@ -476,7 +500,7 @@ class FaultyFramework(Framework):
             return
         # a plugin with the plan's methods, all else its own (the wrapper metrics use too)
         wrapped = {
-            n: InstrumentedPlugin(p, methods[n]) if n in methods else p
+            n: WrappedPlugin(p, methods[n]) if n in methods else p
             for n, p in self.plugins.items()
         }
 
