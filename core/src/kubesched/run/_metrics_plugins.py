@@ -51,11 +51,11 @@ from kubesched.framework import (
     Status,
 )
 from kubesched.run._metrics_histogram import HistogramVec
+from kubesched.runtime._wrapped_plugin import WrappedPlugin
 
 __all__ = [
     "DEFAULT_PREEMPTION",
     "PLUGIN_METRICS_SAMPLE_PERCENT",
-    "InstrumentedPlugin",
     "PluginMetrics",
     "status_label",
 ]
@@ -133,7 +133,7 @@ class PluginMetrics:
         self.duration.labels(plugin, point, status).observe(seconds, n)
 
     # -- wrapping (when an instrumented profile is built) ------------------------------
-    def wrap(self, plugin: Plugin, profile: str) -> InstrumentedPlugin:
+    def wrap(self, plugin: Plugin, profile: str) -> WrappedPlugin:
         """`plugin` as the profile's runners call it: its extension-point methods counted
         and, in sampled cycles, timed (upstream instrumented_plugins.go and framework.go
         run<Point>Plugin)."""
@@ -150,7 +150,7 @@ class PluginMetrics:
         if isinstance(plugin, PostFilterPlugin) and name == DEFAULT_PREEMPTION:
             methods["post_filter"] = self._count_preemption(methods["post_filter"])
             self._watch_victims(plugin)
-        return InstrumentedPlugin(plugin, methods)
+        return WrappedPlugin(plugin, methods)
 
     def batch_filter(self, call: Callable[..., Any], plugin: str, profile: str) -> Any:
         """A BatchFilterPlugin's `filter_nodes`, counted per node and timed when sampled."""
@@ -305,24 +305,6 @@ class PluginMetrics:
             victims.observe(len(candidate.victims.pods))
 
         watchers.append(prepared)
-
-
-class InstrumentedPlugin:
-    """A plugin as an instrumented profile's runners see it (upstream
-    instrumented_plugins.go): the extension-point methods given are the wrapped ones, all
-    else is the plugin's own, and `isinstance` sees the plugin's class."""
-
-    def __init__(self, plugin: Plugin, methods: dict[str, Callable[..., Any]]) -> None:
-        self._plugin = plugin
-        self.name = plugin.name
-        self.__dict__.update(methods)
-
-    @property  # type: ignore[misc]
-    def __class__(self) -> type[Any]:
-        return type(self._plugin)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._plugin, name)
 
 
 class _TimedExtensions:
