@@ -24,7 +24,7 @@ from kubesched.cluster.memory import AdmissionError
 from kubesched.framework import Code, NodeToStatus, Status
 from kubesched.testing import make_pod
 from kubesched_dra.api import FINALIZER, RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE, ResourceClaim
-from kubesched_dra.dynamicresources import STATE_KEY, DynamicResourcesState
+from kubesched_dra.dynamicresources import STATE_KEY, DynamicResourcesArgs, DynamicResourcesState
 
 WORKER = node("worker", **{"kubernetes.io/hostname": "worker"})
 WORKER_2 = node("worker-2", **{"kubernetes.io/hostname": "worker-2"})
@@ -209,6 +209,29 @@ def test_stored_selector_that_does_not_compile_is_an_error_for_the_pod() -> None
     assert status.message().startswith(
         f"class {CLASS}: selector #0: CEL compile error: compilation failed: ERROR: <input>:1:17"
     )
+
+
+# upstream dynamicresources_test.go "timeout": a claim for many devices on a large slice
+LARGE_SLICE = slice_of("worker", *(f"instance-{i}" for i in range(32)))
+
+
+def test_filter_timeout_makes_the_node_unschedulable() -> None:
+    args = DynamicResourcesArgs(filter_timeout="1ns")
+    large = claim(count=32)
+    points = Points(pod_with_claim(), [WORKER], [device_class(), large, LARGE_SLICE], args)
+    assert points.pre_filter() is None
+    answers = {n: code_and_message(s) for n, s in points.filter().items()}
+    assert answers == {"worker": unresolvable("timed out trying to allocate devices")}
+    data = points.state.read(STATE_KEY)
+    assert data.node_allocations == {}
+
+
+def test_no_filter_timeout_searches_to_the_end() -> None:
+    args = DynamicResourcesArgs(filter_timeout="0s")
+    large = claim(count=32)
+    points = Points(pod_with_claim(), [WORKER], [device_class(), large, LARGE_SLICE], args)
+    assert points.pre_filter() is None
+    assert points.filter() == {"worker": None}
 
 
 # -- Reserve, Unreserve, PreBind ------------------------------------------------------------

@@ -5,6 +5,7 @@ devices other claims hold, and CEL evaluated once per (expression, device)."""
 from __future__ import annotations
 
 import sys
+import time
 from typing import Any
 
 import pytest
@@ -42,6 +43,7 @@ from kubesched_dra.api import DeviceClass, ResourceClaim, ResourceSlice
 from kubesched_dra.cel import CELCache, CompilationResult
 from kubesched_dra.structured import (
     AllocationError,
+    AllocationTimeoutError,
     Allocator,
     AllocatorFeatures,
     DeviceID,
@@ -163,6 +165,17 @@ def test_search_order_is_pool_order_then_slice_then_device() -> None:
         (POOL2, DEVICE2),
         (POOL2, DEVICE1),
     ]
+
+
+def test_a_passed_deadline_stops_the_search() -> None:
+    slices = [slice_with_devices(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1), device(DEVICE2))]
+    allocator = _allocator(slices)
+    claims = [claim(CLAIM0, request(REQ0, CLASS_A, 2))]
+    with pytest.raises(AllocationTimeoutError):
+        allocator.allocate(N1, claims, deadline=time.monotonic() - 1)
+    # nothing of the stopped search stays behind; a deadline not reached changes nothing
+    result = allocator.allocate(N1, claims, deadline=time.monotonic() + 3600)
+    assert result is not None and _devices(result) == [DEVICE1, DEVICE2]
 
 
 def test_gather_pools_keeps_the_newest_generation_and_marks_incomplete_and_invalid() -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final
@@ -63,6 +64,7 @@ from kubesched_dra.dynamicresources.manager import DRAManager
 from kubesched_dra.names import DYNAMIC_RESOURCES
 from kubesched_dra.structured import (
     AllocationError,
+    AllocationTimeoutError,
     Allocator,
     AllocatorFeatures,
     NodeAllocationError,
@@ -122,6 +124,7 @@ class DynamicResources(
 
     def __init__(self, args: DynamicResourcesArgs, handle: Handle) -> None:
         super().__init__(args, handle)
+        self.filter_timeout = args.filter_timeout_seconds
         self.features = allocator_features()
         self.cel_cache = CELCache(CEL_CACHE_SIZE)
         self.manager = DRAManager()
@@ -250,8 +253,13 @@ class DynamicResources(
         allocations: list[AllocationResult] | None = None
         if data.allocator is not None:
             to_allocate = [c for c in data.claims if c.status.allocation is None]
+            # upstream applies filterTimeout as the allocator's context deadline
+            timeout = self.filter_timeout
+            deadline = time.monotonic() + timeout if timeout > 0 else None
             try:
-                allocations = data.allocator.allocate(node, to_allocate)
+                allocations = data.allocator.allocate(node, to_allocate, deadline)
+            except AllocationTimeoutError:
+                return Status.unresolvable("timed out trying to allocate devices")
             except NodeAllocationError as exc:
                 # only this node: the message shows if every node fails
                 return Status.unresolvable(str(exc))

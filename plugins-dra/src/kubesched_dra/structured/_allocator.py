@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import sys
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -36,6 +37,7 @@ from kubesched_dra.structured._types import (
     ALLOCATION_RESULTS_MAX_SIZE,
     AllocatedDevices,
     AllocationError,
+    AllocationTimeoutError,
     AllocatorFeatures,
     DeviceID,
     NodeAllocationError,
@@ -116,15 +118,17 @@ class Allocator:
         self.slice_index = slices if isinstance(slices, SliceIndex) else SliceIndex(slices)
 
     def allocate(
-        self, node: Node, claims: Sequence[ResourceClaim]
+        self, node: Node, claims: Sequence[ResourceClaim], deadline: float | None = None
     ) -> list[AllocationResult] | None:
         """One allocation result per claim, in order, or None when the claims do not fit
         on `node` (including when a pool they need is being updated).
 
         Raises :class:`NodeAllocationError` when only this node fails with a reason to
         report (invalid pools), :class:`AllocationError` for problems with the input
-        (unknown class, CEL error, a claim asking for too many devices)."""
-        return _Allocation(self, node, claims).run()
+        (unknown class, CEL error, a claim asking for too many devices), and
+        :class:`AllocationTimeoutError` once `deadline` (a `time.monotonic()` value) has
+        passed, checked at each step of the search as upstream checks its context."""
+        return _Allocation(self, node, claims, deadline).run()
 
     def explain(self, node: Node, claims: Sequence[ResourceClaim]) -> list[RequestReport]:
         """Per request of `claims`, how many of `node`'s devices match and are free (for
@@ -136,8 +140,15 @@ class Allocator:
 class _Allocation:
     """The state of one :meth:`Allocator.allocate` call (upstream's `allocator`)."""
 
-    def __init__(self, owner: Allocator, node: Node, claims: Sequence[ResourceClaim]) -> None:
+    def __init__(
+        self,
+        owner: Allocator,
+        node: Node,
+        claims: Sequence[ResourceClaim],
+        deadline: float | None = None,
+    ) -> None:
         self.owner = owner
+        self.deadline = deadline
         self.features = owner.features
         self.node = node
         self.claims = claims
@@ -288,6 +299,8 @@ class _Allocation:
         allocated. `in_sub` is set while trying one particular subrequest."""
         if claim_index >= len(self.claims):
             return True
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise AllocationTimeoutError
         claim = self.claims[claim_index]
         if request_index >= len(claim.spec.devices.requests):
             try:

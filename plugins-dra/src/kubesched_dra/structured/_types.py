@@ -68,6 +68,11 @@ class AllocationError(KubeschedError):
     The message is upstream's (``claim default/c, request r: could not retrieve ...``)."""
 
 
+class AllocationTimeoutError(TimeoutError):
+    """The search passed its deadline (upstream: the allocator's context expired, which
+    DynamicResources' Filter turns into ``timed out trying to allocate devices``)."""
+
+
 class NodeAllocationError(AllocationError):
     """Allocation failed on this node only (upstream errors wrapping
     ErrFailedAllocationOnNode, e.g. ``invalid resource pools were encountered``): the
