@@ -17,7 +17,8 @@ a volume still attached while a deleted pod's volume is being detached takes a s
 Upstream recounts everything for every node; here the same answers come from memos
 (`counting.py`): the pod's own volumes are counted once per cycle, a node's pods' volumes
 are counted again only when an object they were counted from changed, and not at all when
-the pod stays under every limit even if each of those volumes were attached.
+the pod stays under every limit even if each of those volumes were attached. On the fast
+path that last answer comes for a block of nodes at once (`filter_mask`, `rows.py`).
 """
 
 from __future__ import annotations

@@ -11,7 +11,10 @@ Beyond upstream: an assumption undone without an API write (Unreserve, a failed 
 is reported through the Handle as a PV or PVC update, so the pods kept out by it are
 retried at once rather than at the unschedulable pool's 5-minute flush (upstream wires
 only DRA's assume cache to the queue; PV/PVC events come from informers alone). Filter
-rejections are explained claim by claim for `--explain` (`explain.py`).
+rejections are explained claim by claim for `--explain` (`explain.py`). Nodes that no PV of
+the pod's classes is pinned to share one answer when nothing else about them matters
+(`node_blind.py`): Filter checks one of them in full, and the array Filter
+(`filter_mask`) passes or leaves them all at once.
 """
 
 from __future__ import annotations
