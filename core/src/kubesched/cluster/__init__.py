@@ -15,8 +15,10 @@ from kubesched.cluster._interface import (
     WatchEvent,
     object_key,
 )
+from kubesched.cluster._workqueue import MAX_RETRIES, WorkQueue
 
 __all__ = [
+    "MAX_RETRIES",
     "Cluster",
     "Controller",
     "EventHandler",
@@ -25,6 +27,7 @@ __all__ = [
     "KubeEvent",
     "ObjectRef",
     "WatchEvent",
+    "WorkQueue",
     "event_name",
     "object_key",
     "unix_nanos",

@@ -29,7 +29,7 @@ from typing import Any, Final, cast
 
 from kubesched import ConflictError, KubeschedError, NotFoundError
 from kubesched.api import ObjectMeta, OwnerReference, Pod, PodResourceClaim, PodResourceClaimStatus
-from kubesched.cluster import Cluster, KubeEvent, WatchEvent
+from kubesched.cluster import Cluster, KubeEvent, WatchEvent, WorkQueue
 from kubesched_dra.api import (
     FINALIZER,
     POD_RESOURCE_CLAIM_ANNOTATION,
@@ -37,7 +37,6 @@ from kubesched_dra.api import (
     ResourceClaimConsumerReference,
     ResourceClaimTemplate,
 )
-from kubesched_dra.controllers._queue import KeyQueue
 from kubesched_dra.resourceclaim import (
     ClaimNotCreatedError,
     claim_name,
@@ -64,7 +63,7 @@ class ResourceClaimController:
 
     def __init__(self) -> None:
         self._cluster: Cluster | None = None
-        self._queue = KeyQueue(self.name, self._sync, retry_on=(ConflictError, NotFoundError))
+        self._queue = WorkQueue(self.name, self._sync, retry_on=(ConflictError, NotFoundError))
         self._deleted_pods: set[str] = set()  # uids (upstream's deletedObjects cache)
         self._claims_of_pod: dict[str, set[str]] = {}  # pod key -> claim keys
         self._pods_of_claim: dict[str, set[str]] = {}  # claim key -> pod keys

@@ -14,9 +14,8 @@ from __future__ import annotations
 from typing import Final
 
 from kubesched.api import Node
-from kubesched.cluster import Cluster, WatchEvent
+from kubesched.cluster import Cluster, WatchEvent, WorkQueue
 from kubesched_dra.api import Device, ResourceSlice, ResourceSliceSpec
-from kubesched_dra.controllers._queue import KeyQueue
 from kubesched_dra.inventory._expand import INVENTORY_LABEL, devices_of, slices_for
 from kubesched_dra.inventory._models import DeviceInventory
 
@@ -33,7 +32,8 @@ class DeviceInventoryController:
 
     def __init__(self) -> None:
         self._cluster: Cluster | None = None
-        self._queue = KeyQueue(self.name, self._sync)  # node names, or _ALL for every node
+        # node names, or _ALL for every node; a failed sync is not retried
+        self._queue = WorkQueue(self.name, self._sync, retry_on=())
         # node -> name -> slice, of the slices inventories made; kept from the watch and
         # from this controller's own writes (which it must see before their events come)
         self._slices: dict[str, dict[str, ResourceSlice]] = {}

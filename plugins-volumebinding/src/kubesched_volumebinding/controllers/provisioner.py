@@ -29,8 +29,7 @@ from typing import Any, Final
 
 from kubesched import NotFoundError
 from kubesched.api import Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, ObjectMeta
-from kubesched.cluster import WatchEvent
-from kubesched_volumebinding.controllers._workqueue import WorkQueue
+from kubesched.cluster import WatchEvent, WorkQueue
 from kubesched_volumebinding.storage import (
     ANN_DYNAMICALLY_PROVISIONED,
     ANN_SELECTED_NODE,

@@ -23,9 +23,8 @@ import contextlib
 from typing import Any
 
 from kubesched import NotFoundError
-from kubesched.cluster import WatchEvent
+from kubesched.cluster import WatchEvent, WorkQueue
 from kubesched_volumebinding.controllers._claim_candidates import ClaimCandidates
-from kubesched_volumebinding.controllers._workqueue import WorkQueue
 from kubesched_volumebinding.storage import (
     ANN_BIND_COMPLETED,
     ANN_BOUND_BY_CONTROLLER,
