@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from typing import Literal
 
@@ -13,8 +12,17 @@ from rich.table import Table
 
 from kubesched.cli._console import fit_table, output_console
 from kubesched.cli._logging import cli_logging, log_level_option
-from kubesched.cli._simulate import output_option, until_seconds, validate_option
-from kubesched.compare import DEFAULT_CONFIG, compare, comparison_rows, render_comparison_html
+from kubesched.cli._options import (
+    check_configs,
+    output_option,
+    report_option,
+    run_scenario_option,
+    run_until_option,
+    until_seconds,
+    validate_option,
+    write_page,
+)
+from kubesched.compare import compare, comparison_rows, render_comparison_html
 
 __all__ = ["compare_command"]
 
@@ -38,22 +46,9 @@ __all__ = ["compare_command"]
     help="A seed to run every configuration with (repeatable; default 0).",
 )
 @output_option
-@click.option(
-    "--report",
-    "report",
-    type=click.Path(dir_okay=False, writable=True),
-    metavar="FILE",
-    help="Also write the comparison as a self-contained HTML page to FILE.",
-)
-@click.option(
-    "--until", default=None, metavar="DURATION", help="Run this much virtual time each run."
-)
-@click.option(
-    "--scenario",
-    type=click.Path(exists=True, dir_okay=False),
-    metavar="FILE",
-    help="A scenario (simulation.kubesched.io/v1alpha1) every run follows.",
-)
+@report_option("Also write the comparison as a self-contained HTML page to FILE.")
+@run_until_option
+@run_scenario_option
 @validate_option
 @log_level_option
 def compare_command(
@@ -73,11 +68,7 @@ def compare_command(
     preemptions, gangs' time to quorum."""
     if len(configs) < 2:
         raise click.BadParameter("give at least two configurations", param_hint="--config")
-    for config in configs:
-        if config != DEFAULT_CONFIG and not os.path.isfile(config):
-            raise click.BadParameter(
-                f"{config!r} is not a file (nor `{DEFAULT_CONFIG}`)", param_hint="--config"
-            )
+    check_configs(configs)
     until_s = until_seconds(until)
     err = output_console(stderr=True)
     with cli_logging(log_level):
@@ -92,12 +83,7 @@ def compare_command(
         )
     if report is not None:
         document["title"] = " ".join([*paths, *(f"--config {c}" for c in configs)])
-        page = render_comparison_html(document)
-        try:
-            with open(report, "w", encoding="utf-8") as f:
-                f.write(page)
-        except OSError as exc:
-            raise click.FileError(report, hint=exc.strerror or str(exc)) from exc
+        write_page(report, render_comparison_html(document))
     if output == "json":
         click.echo(json.dumps(document, indent=2))
         return

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
 import click
 
+from kubesched.cli._options import write_page
 from kubesched.compare import comparison_schema
 from kubesched.report import AttemptLog, html_document, render_html, schema_text
 from kubesched.simulate import SimulationResult
@@ -25,12 +25,7 @@ def report_title(paths: Sequence[str], config: str | None, seed: int) -> str:
 def write_report(path: str, result: SimulationResult, log: AttemptLog, title: str) -> None:
     """Render the HTML report of a run recorded by `log` and write it to `path`."""
     document = html_document(result, attempts=log.attempts, cluster=log.cluster, title=title)
-    page = render_html(document)
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(page)
-    except OSError as exc:
-        raise click.FileError(os.fspath(path), hint=exc.strerror or str(exc)) from exc
+    write_page(path, render_html(document))
 
 
 @click.group("schema")

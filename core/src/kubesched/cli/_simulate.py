@@ -24,8 +24,14 @@ from rich.progress import (
 from kubesched.cli._console import output_console
 from kubesched.cli._explain import render_explanation
 from kubesched.cli._feature_gates import feature_gates_option
-from kubesched.cli._format import parse_duration
 from kubesched.cli._logging import cli_logging, log_level_option
+from kubesched.cli._options import (
+    file_option,
+    output_option,
+    report_option,
+    until_seconds,
+    validate_option,
+)
 from kubesched.cli._report import (
     left_out_notices,
     left_out_reason,
@@ -42,12 +48,9 @@ __all__ = [
     "PhaseProgress",
     "left_out_reason",
     "nodes_table",
-    "output_option",
     "render_result",
     "section_table",
     "simulate_command",
-    "until_seconds",
-    "validate_option",
 ]
 
 
@@ -97,27 +100,6 @@ def _evicted(result: SimulationResult, key: str) -> str:
         if p.status == "Terminating":
             return f"is Terminating: {p.message}"
     return ""
-
-
-output_option = click.option(
-    "--output",
-    "-o",
-    type=click.Choice(["table", "json"]),
-    default="table",
-    show_default=True,
-    help="A table for people or JSON for programs.",
-)
-"""`--output table|json` (simulate, compare)."""
-
-validate_option = click.option(
-    "--validate",
-    type=click.Choice(["strict", "warn", "ignore"]),
-    default="strict",
-    show_default=True,
-    help="A field no Kubernetes type has (a typo such as `resource:`), as kubectl apply "
-    "--validate: an error, a warning on stderr, or not looked for.",
-)
-"""`--validate strict|warn|ignore` (simulate, compare)."""
 
 
 @click.command("simulate")
@@ -184,31 +166,21 @@ validate_option = click.option(
     "node columns: the same placements, slower; for comparison and debugging "
     "(also KUBESCHED_FAST_PATH=0).",
 )
-@click.option(
+@file_option(
     "--scenario",
-    "scenario",
-    type=click.Path(exists=True, dir_okay=False),
-    metavar="FILE",
-    help="A scenario (simulation.kubesched.io/v1alpha1 Scenario): steps at virtual times "
+    "A scenario (simulation.kubesched.io/v1alpha1 Scenario): steps at virtual times "
     "that create, delete, scale or patch objects, cordon, drain, delete, add or taint "
     "nodes, and checkpoints whose state goes into the report.",
 )
-@click.option(
+@file_option(
     "--faults",
-    "faults",
-    type=click.Path(exists=True, dir_okay=False),
-    metavar="FILE",
-    help="A fault plan (simulation.kubesched.io/v1alpha1 FaultPlan): plugins failing at an "
+    "A fault plan (simulation.kubesched.io/v1alpha1 FaultPlan): plugins failing at an "
     "extension point, binds failing, PreBind timing out, objects deleted before binding, "
     "watch events dropped, duplicated or delayed, relists; seeded, on virtual time. The "
     "report's Faults section says which fired.",
 )
-@click.option(
-    "--report",
-    "report",
-    type=click.Path(dir_okay=False, writable=True),
-    metavar="FILE",
-    help="Also write an HTML report to FILE: one self-contained page (it opens offline) "
+@report_option(
+    "Also write an HTML report to FILE: one self-contained page (it opens offline) "
     "with the summary, allocation per node and zone, the timeline, a searchable pod table "
     "with every attempt of every pod plugin by plugin, and the plugin packages' sections. "
     "Records every attempt, so the run is slower (same placements).",
@@ -290,16 +262,6 @@ def simulate_command(
     render_result(result, console, only=only, summary_only=summary_only)
     for key in explain:
         _render_explained(result, key, console)
-
-
-def until_seconds(until: str | None) -> float | None:
-    """The seconds of `--until` (None when not given); a bad duration is a usage error."""
-    if until is None:
-        return None
-    try:
-        return parse_duration(until)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--until") from exc
 
 
 def _warn(message: str) -> None:

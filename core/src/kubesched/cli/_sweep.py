@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Collection, Sequence
 from dataclasses import replace
 from typing import Any, Literal
@@ -16,7 +15,16 @@ from rich.table import Table
 
 from kubesched.cli._console import fit_table, output_console
 from kubesched.cli._logging import cli_logging, log_level_option
-from kubesched.cli._simulate import output_option, until_seconds, validate_option
+from kubesched.cli._options import (
+    check_configs,
+    output_option,
+    report_option,
+    run_scenario_option,
+    run_until_option,
+    until_seconds,
+    validate_option,
+    write_page,
+)
 from kubesched.compare import DEFAULT_CONFIG
 from kubesched.report import schema_text
 from kubesched.sweep import (
@@ -76,12 +84,7 @@ __all__ = ["schema_sweep_command", "sweep_command"]
     "this machine's cores; needs kubesched[dask], and the same plugins on the workers.",
 )
 @output_option
-@click.option(
-    "--report",
-    type=click.Path(dir_okay=False, writable=True),
-    metavar="FILE",
-    help="Also write the sweep as a self-contained HTML page to FILE.",
-)
+@report_option("Also write the sweep as a self-contained HTML page to FILE.")
 @click.option(
     "--csv",
     "csv_file",
@@ -89,15 +92,8 @@ __all__ = ["schema_sweep_command", "sweep_command"]
     metavar="FILE",
     help="Also write the table to FILE as CSV (a row per run, numbers unformatted).",
 )
-@click.option(
-    "--until", default=None, metavar="DURATION", help="Run this much virtual time each run."
-)
-@click.option(
-    "--scenario",
-    type=click.Path(exists=True, dir_okay=False),
-    metavar="FILE",
-    help="A scenario (simulation.kubesched.io/v1alpha1) every run follows.",
-)
+@run_until_option
+@run_scenario_option
 @validate_option
 @log_level_option
 def sweep_command(
@@ -121,11 +117,7 @@ def sweep_command(
     fragmentation, zone skew, preemptions, gangs, latency) and how many pods each
     configuration placed differently from the first. The same sweep gives the same table
     however and wherever it runs."""
-    for config in configs:
-        if config != DEFAULT_CONFIG and not os.path.isfile(config):
-            raise click.BadParameter(
-                f"{config!r} is not a file (nor `{DEFAULT_CONFIG}`)", param_hint="--config"
-            )
+    check_configs(configs)
     spec = _spec(sweep_file, clusters, configs, seeds)
     if until is not None:
         spec = replace(spec, until=until_seconds(until))
@@ -162,7 +154,7 @@ def sweep_command(
     for warning in document["warnings"]:
         err.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
     if report is not None:
-        _write(report, render_sweep_html({**document, "title": _title(sweep_file, spec)}))
+        write_page(report, render_sweep_html({**document, "title": _title(sweep_file, spec)}))
     if csv_file is not None:
         try:
             write_sweep_csv(document, csv_file)
@@ -225,14 +217,6 @@ def _title(sweep_file: str | None, spec: SweepSpec) -> str:
     words += [f"--config {c}" for c in spec.configs]
     words += [f"--seed {s}" for s in spec.seeds]
     return " ".join(words)
-
-
-def _write(path: str, text: str) -> None:
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-    except OSError as exc:
-        raise click.FileError(path, hint=exc.strerror or str(exc)) from exc
 
 
 @click.command("sweep")
