@@ -48,8 +48,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-import yaml
-
+from kubesched._documents import load_document
 from kubesched._errors import ManifestError
 from kubesched.api import K8sModel, KindRegistry, Node
 from kubesched.config import parse_duration
@@ -160,21 +159,7 @@ def load_scenario(
 ) -> Scenario:
     """Read and check a scenario file (ManifestError naming the file, the step and the
     field on the first problem; objects in `create` are checked as manifests are)."""
-    file = os.fspath(path)
-    try:
-        with open(file, encoding="utf-8") as f:
-            data = yaml.safe_load(f)
-    except yaml.YAMLError as error:
-        raise ManifestError(f"not valid YAML: {error}", file=file) from error
-    if not isinstance(data, dict):
-        raise ManifestError("a scenario must be a YAML mapping", file=file)
-    for key, want in (("apiVersion", SCENARIO_API_VERSION), ("kind", SCENARIO_KIND)):
-        if data.get(key) != want:
-            raise ManifestError(
-                f'Unsupported value: "{data.get(key)}": supported values: "{want}"',
-                file=file,
-                path=key,
-            )
+    file, data = load_document(path, SCENARIO_API_VERSION, SCENARIO_KIND, "a scenario")
     for key in data:
         if key not in ("apiVersion", "kind", "metadata", "steps"):
             raise ManifestError("unknown field", file=file, path=str(key))

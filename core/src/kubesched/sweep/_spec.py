@@ -22,8 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-import yaml
-
+from kubesched._documents import load_document
 from kubesched._errors import ManifestError
 from kubesched.compare import DEFAULT_CONFIG, Variant, variants
 from kubesched.config import parse_duration
@@ -105,24 +104,8 @@ def cluster_inputs(paths: Sequence[str]) -> tuple[ClusterInput, ...]:
 def load_sweep(path: str | os.PathLike[str]) -> SweepSpec:
     """Read a sweep file (ManifestError naming the file and the field on the first
     problem: an unknown field, a missing axis, a path that does not exist)."""
-    file = os.fspath(path)
-    try:
-        with open(file, encoding="utf-8") as f:
-            data = yaml.safe_load(f)
-    except OSError as error:
-        raise ManifestError(error.strerror or str(error), file=file) from error
-    except yaml.YAMLError as error:
-        raise ManifestError(f"not valid YAML: {error}", file=file) from error
-    if not isinstance(data, dict):
-        raise ManifestError("a sweep must be a YAML mapping", file=file)
+    file, data = load_document(path, SWEEP_API_VERSION, SWEEP_KIND, "a sweep")
     reader = _Reader(file)
-    for key, want in (("apiVersion", SWEEP_API_VERSION), ("kind", SWEEP_KIND)):
-        if data.get(key) != want:
-            raise ManifestError(
-                f'Unsupported value: "{data.get(key)}": supported values: "{want}"',
-                file=file,
-                path=key,
-            )
     for key in data:
         if key not in _FIELDS:
             raise ManifestError(
