@@ -119,8 +119,8 @@ REPORT_API = {
 }  # fmt: skip
 
 COMPARE_API = {
-    "DEFAULT_CONFIG", "METRICS", "ComparisonReport", "RunMetrics", "Variant", "compare",
-    "comparison_rows", "comparison_schema", "placements", "render_comparison_html",
+    "DEFAULT_CONFIG", "METRICS", "ComparisonReport", "RunMetrics", "Variant", "allocation_maps",
+    "compare", "comparison_rows", "comparison_schema", "placements", "render_comparison_html",
     "run_metrics", "variants", "zone_skew",
 }  # fmt: skip
 

@@ -8,7 +8,7 @@ Layer: beside `simulate` and `report` (it runs simulations and reads their resul
 the CLI is above it.
 """
 
-from kubesched.compare._html import render_comparison_html
+from kubesched.compare._html import allocation_maps, render_comparison_html
 from kubesched.compare._metrics import placements, run_metrics, zone_skew
 from kubesched.compare._models import ComparisonReport, RunMetrics
 from kubesched.compare._run import DEFAULT_CONFIG, Variant, compare, variants
@@ -21,6 +21,7 @@ __all__ = [
     "ComparisonReport",
     "RunMetrics",
     "Variant",
+    "allocation_maps",
     "compare",
     "comparison_rows",
     "comparison_schema",

@@ -12,7 +12,7 @@ from kubesched.compare._models import ComparisonReport
 from kubesched.compare._table import comparison_rows, run_label
 from kubesched.report import render_page, tile_map
 
-__all__ = ["render_comparison_html"]
+__all__ = ["allocation_maps", "render_comparison_html"]
 
 
 def render_comparison_html(document: dict[str, Any]) -> str:
@@ -32,19 +32,22 @@ def render_comparison_html(document: dict[str, Any]) -> str:
 
 
 def _maps(document: dict[str, Any]) -> list[tuple[str, Markup, Markup]]:
-    """Per run: its label and a tile map of cpu and of memory, nodes fullest first."""
+    """Per run: its label and its allocation maps."""
     seeds = len(document["seeds"])
-    maps = []
-    for run in document["runs"]:
-        charts = []
-        for resource in ("cpu", "memory"):
-            fractions = [
-                (n["name"], n["requested"].get(resource, 0) / n["allocatable"][resource])
-                for n in run["nodes"]
-                if n["allocatable"].get(resource)
-            ]
-            tiles = [(f"{name}: {f:.0%}", f) for name, f in fractions]
-            tiles.sort(key=lambda t: -t[1])
-            charts.append(Markup(tile_map(tiles, columns=30, size=18)))
-        maps.append((run_label(run, seeds), charts[0], charts[1]))
-    return maps
+    return [(run_label(run, seeds), *allocation_maps(run)) for run in document["runs"]]
+
+
+def allocation_maps(run: dict[str, Any]) -> tuple[Markup, Markup]:
+    """A run's (compare's or sweep's) tile maps of cpu and of memory requested: a square
+    per node with allocatable of it, fullest first."""
+    charts = []
+    for resource in ("cpu", "memory"):
+        tiles = [
+            (f"{n['name']}: {f:.0%}", f)
+            for n in run["nodes"]
+            if n["allocatable"].get(resource)
+            for f in [n["requested"].get(resource, 0) / n["allocatable"][resource]]
+        ]
+        tiles.sort(key=lambda t: -t[1])
+        charts.append(Markup(tile_map(tiles, columns=30, size=18)))
+    return charts[0], charts[1]
