@@ -90,6 +90,10 @@ class RowTallies:
         busy: Bools,
     ) -> _Tallies:
         size = len(nodes)
+        if not busy.any() and not getattr(self._queries.get(query), "sums", None):
+            # no row can hit and none kept a sum: the answer is empty, as a walk would find
+            # (most cycles of pods without affinity, where no pod has (anti-)affinity)
+            return _NOTHING
         found = self._queries.pop(query, None)
         if found is None or len(found.generations) != size:
             found = _Tallies(np.full(size, -1, np.int64), {}, {})
@@ -116,6 +120,10 @@ class RowTallies:
                 found.hits[slot][r] += 1
         found.generations[stale] = now[stale]
         return found
+
+
+_NOTHING: Final = _Tallies(np.zeros(0, np.int64), {}, {})
+"""The tallies of a query no row can add to (never stored, never written)."""
 
 
 def _by_domain(columns: NodeColumns, key: str, per_row: Ints) -> Ints:
