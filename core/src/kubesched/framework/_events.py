@@ -7,7 +7,7 @@ and interface.go (QueueingHint, EnqueueExtensions).
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -111,9 +111,17 @@ class QueueingHint(enum.IntEnum):
 QueueingHintFn = Callable[[Pod, Any, Any], QueueingHint]
 """hint(pod, old_object, new_object): whether this event may make `pod` schedulable."""
 
+PodsOfInterestFn = Callable[[Any, Any], Collection[str] | None]
+"""pods_of_interest(old_object, new_object): the uids of the only pods `hint` may answer
+Queue for; None: any pod."""
+
 
 @dataclass(frozen=True)
 class ClusterEventWithHint:
     event: ClusterEvent
     hint: QueueingHintFn | None = None
     """None means always Queue."""
+    pods_of_interest: PodsOfInterestFn | None = None
+    """Optional, with `hint`: for an event that concerns a few pods (a claim names its
+    pod), the queue offers it only to those, not to every waiting pod. An optimization:
+    the hint must answer QueueSkip for every other pod."""

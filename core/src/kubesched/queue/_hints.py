@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -127,6 +127,7 @@ class HintEvaluator:
         self._interest: dict[ClusterEvent, bool] = {}
         self._interested_plugins: dict[ClusterEvent, frozenset[str]] = {}
         self._matching: dict[tuple[str, str, ClusterEvent], tuple[ClusterEventWithHint, ...]] = {}
+        self._matching_all: dict[ClusterEvent, tuple[tuple[str, ClusterEventWithHint], ...]] = {}
         self.recorder: QueueMetricsRecorder | None = None
         """Told of every hint call and its duration (set by the queue's metrics)."""
 
@@ -147,14 +148,42 @@ class HintEvaluator:
             return None
         names = self._interested_plugins.get(event)
         if names is None:
-            names = frozenset(
-                name
-                for profile in self._profiles.values()
-                for name, regs in profile.hints.items()
-                if any(reg.event.matches(event) for reg in regs)
-            )
+            names = frozenset(name for name, _ in self._registrations(event))
             self._remember(self._interested_plugins, event, names)
         return names
+
+    def _registrations(self, event: ClusterEvent) -> tuple[tuple[str, ClusterEventWithHint], ...]:
+        """(plugin, registration) of every registration matching `event`, any profile."""
+        regs = self._matching_all.get(event)
+        if regs is None:
+            regs = tuple(
+                (name, reg)
+                for profile in self._profiles.values()
+                for name, registrations in profile.hints.items()
+                for reg in registrations
+                if reg.event.matches(event)
+            )
+            self._remember(self._matching_all, event, regs)
+        return regs
+
+    def pods_of_interest(
+        self, event: ClusterEvent, old: object, new: object
+    ) -> Collection[str] | None:
+        """The uids of the only pods whose hints for `event` may answer Queue, when every
+        registration matching it (in any profile) names them; None: any pod may."""
+        if event.is_wildcard:
+            return None
+        regs = [reg for _, reg in self._registrations(event)]
+        if not regs or any(r.hint is None or r.pods_of_interest is None for r in regs):
+            return None
+        uids: set[str] = set()
+        for reg in regs:
+            assert reg.pods_of_interest is not None
+            found = reg.pods_of_interest(old, new)
+            if found is None:
+                return None
+            uids.update(found)
+        return uids
 
     def gating_plugin_cares(self, pinfo: QueuedPodInfo, event: ClusterEvent) -> bool:
         """Whether `event` could lift the PreEnqueue gate holding `pinfo` (a cheap pre-check

@@ -296,14 +296,22 @@ class SchedulingQueue:
         if not self._hints.is_event_of_interest(event):
             return
         interested = self._hints.interested_plugins(event)
+        # pods a registration singles out: every other pod would get QueueSkip from all
+        # the hints it asks, so only they, and pods no plugin rejected, are offered it
+        targets = self._hints.pods_of_interest(event, old, new)
         candidates = [
             pinfo
             for pinfo in self._pool
             if (
-                interested is None
-                or not interested.isdisjoint(pinfo.unschedulable_plugins)
-                or not interested.isdisjoint(pinfo.pending_plugins)
-                or not (pinfo.unschedulable_plugins or pinfo.pending_plugins)
+                not (pinfo.unschedulable_plugins or pinfo.pending_plugins)
+                or (
+                    (targets is None or pinfo.uid in targets)
+                    and (
+                        interested is None
+                        or not interested.isdisjoint(pinfo.unschedulable_plugins)
+                        or not interested.isdisjoint(pinfo.pending_plugins)
+                    )
+                )
             )
             and (pre_check is None or pre_check(pinfo.pod))
         ]
