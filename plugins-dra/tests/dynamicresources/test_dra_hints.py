@@ -124,3 +124,37 @@ def test_claim_of_the_same_name_in_another_namespace_skipped() -> None:
     assert (
         p.plugin.is_schedulable_after_claim_change(p.pod, elsewhere, allocated(elsewhere)) is SKIP
     )
+
+
+def _pods_of_interest(p: Points, old: object, new: object) -> object:
+    (reg,) = [e for e in p.plugin.events_to_register() if e.event.resource == "ResourceClaim"]
+    assert reg.pods_of_interest is not None
+    return reg.pods_of_interest(old, new)
+
+
+def test_claim_events_are_for_the_pods_naming_or_controlling_the_claim() -> None:
+    named = points(claim())
+    assert _pods_of_interest(named, None, claim()) == {named.pod.metadata.uid}
+    assert named.plugin.is_schedulable_after_claim_change(named.pod, None, claim()) is QUEUE
+    assert _pods_of_interest(named, None, claim("other")) == set()
+    generated = generated_claim()
+    from_template = points(generated, pod=pod_with_template())
+    assert _pods_of_interest(from_template, None, generated) == {from_template.pod.metadata.uid}
+    assert (
+        from_template.plugin.is_schedulable_after_claim_change(from_template.pod, None, generated)
+        is QUEUE
+    )
+
+
+def test_a_deallocated_claim_is_for_every_pod() -> None:
+    p = points(claim())
+    other = claim("other")
+    assert _pods_of_interest(p, allocated(other), other) is None
+    assert p.plugin.is_schedulable_after_claim_change(p.pod, allocated(other), other) is QUEUE
+
+
+def test_a_pod_event_is_for_that_pod() -> None:
+    p = points(claim())
+    (reg,) = [e for e in p.plugin.events_to_register() if e.event.resource == EventResource.Pod]
+    assert reg.pods_of_interest is not None
+    assert reg.pods_of_interest(None, p.pod) == (p.pod.metadata.uid,)

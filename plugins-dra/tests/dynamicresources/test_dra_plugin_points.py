@@ -120,7 +120,7 @@ def test_allocation_per_node_and_no_devices_left() -> None:
     }
     data = points.state.read(STATE_KEY)
     assert isinstance(data, DynamicResourcesState)
-    (result,) = data.node_allocations["worker"]
+    (result,) = data.node_allocations["worker"].results()
     assert [(r.request, r.pool, r.device) for r in result.devices.results] == [
         ("req-1", "worker", "instance-1")
     ]
@@ -232,6 +232,20 @@ def test_no_filter_timeout_searches_to_the_end() -> None:
     points = Points(pod_with_claim(), [WORKER], [device_class(), large, LARGE_SLICE], args)
     assert points.pre_filter() is None
     assert points.filter() == {"worker": None}
+
+
+def test_the_slice_index_is_kept_until_a_slice_changes() -> None:
+    points = Points(pod_with_claim(), [WORKER, WORKER_2], [device_class(), claim(), SLICES[0]])
+    manager = points.plugin.manager
+    index = manager.slice_index()
+    assert points.pre_filter() is None
+    assert manager.slice_index() is index
+    assert points.filter()["worker-2"] is not None
+    points.run(points.harness.cluster.create(SLICES[1]))
+    points.harness.cluster.flush()
+    assert manager.slice_index() is not index
+    assert points.pre_filter() is None
+    assert points.filter() == {"worker": None, "worker-2": None}
 
 
 # -- Reserve, Unreserve, PreBind ------------------------------------------------------------

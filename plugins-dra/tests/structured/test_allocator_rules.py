@@ -211,6 +211,21 @@ def test_slices_reach_nodes_by_name_selector_or_all() -> None:
     ]
 
 
+def test_a_nodes_pools_are_gathered_once_per_index_and_again_when_its_labels_change() -> None:
+    by_name = [slice_with_one_device("by-name", NODE1, POOL1, DRIVER_A)]
+    index = SliceIndex(by_name)
+    assert index.gather_pools(N1) is index.gather_pools(node(NODE1, REGION2))
+    by_label = slice_with_one_device(
+        "by-label", node_label_selector("region", REGION2), POOL2, DRIVER_A
+    )
+    index = SliceIndex([*by_name, by_label])
+    first = index.gather_pools(N1)
+    assert index.gather_pools(N1) is first
+    assert [p.name for p in first] == [POOL1]
+    relabelled = index.gather_pools(node(NODE1, REGION2))
+    assert [p.name for p in relabelled] == [POOL1, POOL2]
+
+
 def test_allocated_devices_skips_admin_access_and_unallocated_claims() -> None:
     def allocated(name: str, *results: dict[str, Any]) -> ResourceClaim:
         return ResourceClaim.model_validate(

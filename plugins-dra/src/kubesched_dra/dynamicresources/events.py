@@ -7,6 +7,7 @@ UpdateNodeTaint is not registered.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any, Final
 
 from kubesched.api import Pod
@@ -30,7 +31,9 @@ __all__ = [
     "RESOURCE_SLICE",
     "after_claim_change",
     "after_pod_change",
+    "claim_event_pods",
     "dynamic_resources_events",
+    "pod_event_pods",
 ]
 
 RESOURCE_CLAIM: Final = "ResourceClaim"
@@ -49,12 +52,15 @@ def dynamic_resources_events(plugin: DynamicResources) -> list[ClusterEventWithH
         ClusterEventWithHint(ClusterEvent(EventResource.Node, node_actions)),
         # allocation is tracked in ResourceClaims: any change may make pods schedulable
         ClusterEventWithHint(
-            ClusterEvent(RESOURCE_CLAIM, add_or_update), plugin.is_schedulable_after_claim_change
+            ClusterEvent(RESOURCE_CLAIM, add_or_update),
+            plugin.is_schedulable_after_claim_change,
+            lambda old, new: claim_event_pods(plugin, old, new),
         ),
         # the generated claim's name in the pod status lets a waiting pod in
         ClusterEventWithHint(
             ClusterEvent(EventResource.Pod, ActionType.UpdatePodGeneratedResourceClaim),
             plugin.is_schedulable_after_pod_change,
+            pod_event_pods,
         ),
         # a pod might wait for a class to be created or changed
         ClusterEventWithHint(ClusterEvent(DEVICE_CLASS, add_or_update)),
@@ -86,11 +92,7 @@ def after_claim_change(plugin: DynamicResources, pod: Pod, old: Any, new: Any) -
     status, or any claim deallocated (its devices are free)."""
     if not isinstance(new, ResourceClaim):
         return QueueingHint.Queue
-    deallocated = (
-        isinstance(old, ResourceClaim)
-        and old.status.allocation is not None
-        and new.status.allocation is None
-    )
+    deallocated = _deallocated(old, new)
     if not deallocated and not _may_name(pod, new):
         # the answer upstream reaches after looking up all the pod's claims, found at once
         # (a claim event is offered to every waiting pod)
@@ -108,6 +110,33 @@ def after_claim_change(plugin: DynamicResources, pod: Pod, old: Any, new: Any) -
     if isinstance(old, ResourceClaim) and old.status == new.status:
         return QueueingHint.QueueSkip
     return QueueingHint.Queue
+
+
+def _deallocated(old: Any, new: ResourceClaim) -> bool:
+    return (
+        isinstance(old, ResourceClaim)
+        and old.status.allocation is not None
+        and new.status.allocation is None
+    )
+
+
+def claim_event_pods(plugin: DynamicResources, old: Any, new: Any) -> Collection[str] | None:
+    """The only pods :func:`after_claim_change` may queue for a claim event (so the queue
+    does not offer every claim event to every waiting pod): all after a deallocation,
+    else the pods naming the claim in their spec and the pod controlling it (a claim
+    from a template is one of its pod's claims only when the pod is its controller)."""
+    if not isinstance(new, ResourceClaim) or _deallocated(old, new):
+        return None
+    uids = set(plugin.manager.pods_naming(new))
+    for claim in (old, new):
+        if isinstance(claim, ResourceClaim):
+            uids.update(r.uid for r in claim.metadata.owner_references if r.controller)
+    return uids
+
+
+def pod_event_pods(old: Any, new: Any) -> Collection[str] | None:
+    """The only pod :func:`after_pod_change` may queue: the one that changed."""
+    return (new.metadata.uid,) if isinstance(new, Pod) else None
 
 
 def after_pod_change(plugin: DynamicResources, pod: Pod, old: Any, new: Any) -> QueueingHint:

@@ -18,7 +18,7 @@ from typing import Any
 from kubesched.cluster import WatchEvent
 from kubesched_dra.api import DeviceClass, ResourceClaim, ResourceSlice
 from kubesched_dra.dynamicresources.assume_cache import ClaimAssumeCache
-from kubesched_dra.structured import DeviceID
+from kubesched_dra.structured import DeviceID, SliceIndex
 
 __all__ = ["DRAManager", "claim_devices"]
 
@@ -75,6 +75,9 @@ class DRAManager:
         self._devices_snapshot: frozenset[DeviceID] | None = None
         self._classes = _ObjectStore(lambda c: c.metadata.name)
         self._slices = _ObjectStore(lambda s: s.metadata.name)
+        self._slice_index: SliceIndex | None = None
+        # "namespace/claim name" -> uids of the pods naming it in spec.resourceClaims
+        self._named_by: dict[str, set[str]] = {}
         self.claims.add_listener(self._claim_changed)
 
     def watch(self, cluster: Any) -> None:
@@ -84,7 +87,8 @@ class DRAManager:
         handlers = {
             "ResourceClaim": self.claims.on_watch_event,
             "DeviceClass": self._classes.on_watch_event,
-            "ResourceSlice": self._slices.on_watch_event,
+            "ResourceSlice": self._slice_changed,
+            "Pod": self._pod_changed,
         }
         for kind, handler in handlers.items():
             for obj in cluster.list(kind):
@@ -138,3 +142,36 @@ class DRAManager:
 
     def resource_slices(self) -> list[ResourceSlice]:
         return self._slices.items()
+
+    def slice_index(self) -> SliceIndex:
+        """The slices indexed by node, kept until a slice changes (and with it the pools
+        gathered per node), instead of being built in every PreFilter."""
+        if self._slice_index is None:
+            self._slice_index = SliceIndex(self._slices.items())
+        return self._slice_index
+
+    # -- pods naming claims ---------------------------------------------------------------
+    def pods_naming(self, claim: ResourceClaim) -> set[str]:
+        """The uids of the pods whose spec.resourceClaims name `claim` (resourceClaimName)."""
+        return self._named_by.get(claim.key, set())
+
+    def _pod_changed(self, event: WatchEvent) -> None:
+        pod = event.obj
+        namespace = pod.metadata.namespace or "default"
+        # spec.resourceClaims cannot change: an ADDED and a DELETED are all that matter
+        for entry in pod.spec.resource_claims:
+            if entry.resource_claim_name is None:
+                continue
+            key = f"{namespace}/{entry.resource_claim_name}"
+            if event.type == "DELETED":
+                uids = self._named_by.get(key)
+                if uids is not None:
+                    uids.discard(pod.metadata.uid)
+                    if not uids:
+                        del self._named_by[key]
+            else:
+                self._named_by.setdefault(key, set()).add(pod.metadata.uid)
+
+    def _slice_changed(self, event: WatchEvent) -> None:
+        self._slices.on_watch_event(event)
+        self._slice_index = None

@@ -68,6 +68,7 @@ from kubesched_dra.structured import (
     Allocator,
     AllocatorFeatures,
     NodeAllocationError,
+    Placement,
 )
 from kubesched_dra.structured._types import kobj
 
@@ -102,7 +103,7 @@ class DynamicResourcesState:
     allocator: Allocator | None = None
     unavailable_claims: set[int] = field(default_factory=set)
     """Indexes of allocated claims some node could not use (for PostFilter)."""
-    node_allocations: dict[str, list[AllocationResult]] = field(default_factory=dict)
+    node_allocations: dict[str, Placement] = field(default_factory=dict)
     """Filter's allocations by node name, in the order of the unallocated claims."""
 
     def clone(self) -> StateData:
@@ -186,7 +187,7 @@ class DynamicResources(
                     self.features,
                     self.manager.list_all_allocated_devices(),
                     self.manager.device_classes(),
-                    self.manager.resource_slices(),
+                    self.manager.slice_index(),
                     self.cel_cache,
                 )
             except AllocationError as exc:
@@ -250,14 +251,14 @@ class DynamicResources(
             and not info.available_on.matches(node.metadata.name, node.metadata.labels)
         ]
 
-        allocations: list[AllocationResult] | None = None
+        allocations: Placement | None = None
         if data.allocator is not None:
             to_allocate = [c for c in data.claims if c.status.allocation is None]
             # upstream applies filterTimeout as the allocator's context deadline
             timeout = self.filter_timeout
             deadline = time.monotonic() + timeout if timeout > 0 else None
             try:
-                allocations = data.allocator.allocate(node, to_allocate, deadline)
+                allocations = data.allocator.place(node, to_allocate, deadline)
             except AllocationTimeoutError:
                 return Status.unresolvable("timed out trying to allocate devices")
             except NodeAllocationError as exc:
@@ -336,7 +337,8 @@ class DynamicResources(
         pending = [i for i, c in enumerate(data.claims) if c.status.allocation is None]
         if not pending or data.allocator is None:
             return None
-        allocations = data.node_allocations.get(node_name)
+        placement = data.node_allocations.get(node_name)
+        allocations = placement.results() if placement is not None else None
         if not allocations:
             # Filter found the node suitable, so this should not happen
             return Status.as_error("claim allocation not found for node")

@@ -5,7 +5,7 @@ allocator with the features v1.34 enables by default: admin access, prioritized 
 device taints when asked for).
 """
 
-from kubesched_dra.structured._allocator import Allocator
+from kubesched_dra.structured._allocator import Allocator, Placement
 from kubesched_dra.structured._explain import RequestReport
 from kubesched_dra.structured._pools import Pool, SliceIndex, node_matches
 from kubesched_dra.structured._types import (
@@ -29,6 +29,7 @@ __all__ = [
     "AllocatorFeatures",
     "DeviceID",
     "NodeAllocationError",
+    "Placement",
     "Pool",
     "RequestReport",
     "SliceIndex",

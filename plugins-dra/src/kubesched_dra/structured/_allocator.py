@@ -32,7 +32,12 @@ from kubesched_dra.structured._constraint import MatchAttributeConstraint
 from kubesched_dra.structured._explain import RequestReport, explain_requests
 from kubesched_dra.structured._pools import Pool, SliceIndex
 from kubesched_dra.structured._request import RequestAccessor
-from kubesched_dra.structured._result import DeviceResult, SelectedRequest, build_result
+from kubesched_dra.structured._result import (
+    DeviceResult,
+    SelectedRequest,
+    build_result,
+    check_node_selectors,
+)
 from kubesched_dra.structured._types import (
     ALLOCATION_RESULTS_MAX_SIZE,
     AllocatedDevices,
@@ -44,7 +49,7 @@ from kubesched_dra.structured._types import (
     kobj,
 )
 
-__all__ = ["Allocator"]
+__all__ = ["Allocator", "Placement"]
 
 _CALLER_FRAMES = 1000
 _UNSUPPORTED = ("partitionable_devices", "consumable_capacity", "device_binding_and_status")
@@ -128,6 +133,14 @@ class Allocator:
         (unknown class, CEL error, a claim asking for too many devices), and
         :class:`AllocationTimeoutError` once `deadline` (a `time.monotonic()` value) has
         passed, checked at each step of the search as upstream checks its context."""
+        placement = self.place(node, claims, deadline)
+        return None if placement is None else placement.results()
+
+    def place(
+        self, node: Node, claims: Sequence[ResourceClaim], deadline: float | None = None
+    ) -> Placement | None:
+        """:meth:`allocate`'s search alone: the devices picked, their AllocationResults
+        built only when asked for (Filter searches every node, Reserve needs one)."""
         return _Allocation(self, node, claims, deadline).run()
 
     def explain(self, node: Node, claims: Sequence[ResourceClaim]) -> list[RequestReport]:
@@ -135,6 +148,37 @@ class Allocator:
         saying why :meth:`allocate` returned None there). Raises as :meth:`allocate`
         does for problems with the input."""
         return explain_requests(_Allocation(self, node, claims), node, claims)
+
+
+class Placement:
+    """The devices the search picked for each claim, in the order of the claims; the
+    claims' AllocationResults are built on the first :meth:`results` call."""
+
+    __slots__ = ("_claims", "_devices", "_results", "_selected")
+
+    def __init__(
+        self,
+        claims: Sequence[ResourceClaim],
+        devices: list[list[DeviceResult]],
+        selected: list[list[SelectedRequest]],
+    ) -> None:
+        self._claims = claims
+        self._devices = devices
+        self._selected = selected
+        self._results: list[AllocationResult] | None = None
+
+    def __len__(self) -> int:
+        return len(self._claims)
+
+    def results(self) -> list[AllocationResult]:
+        if self._results is None:
+            self._results = [
+                build_result(claim, devices, selected)
+                for claim, devices, selected in zip(
+                    self._claims, self._devices, self._selected, strict=True
+                )
+            ]
+        return self._results
 
 
 class _Allocation:
@@ -159,7 +203,7 @@ class _Allocation:
         self.allocating: dict[DeviceID, set[int]] = {}
         self.result: list[list[DeviceResult]] = [[] for _ in claims]
 
-    def run(self) -> list[AllocationResult] | None:
+    def run(self) -> Placement | None:
         self.pools = self.owner.slice_index.gather_pools(self.node)
         for claim_index, claim in enumerate(self.claims):
             self.prepare_claim(claim_index, claim)
@@ -174,12 +218,11 @@ class _Allocation:
                 # Not fatal: other nodes may work; reported if all nodes fail.
                 raise NodeAllocationError("invalid resource pools were encountered")
             return None
-        return [
-            build_result(claim, devices, self._selected(claim_index, claim))
-            for claim_index, (claim, devices) in enumerate(
-                zip(self.claims, self.result, strict=True)
-            )
-        ]
+        for claim, devices in zip(self.claims, self.result, strict=True):
+            # the one error building a result can raise, raised by the search as upstream's
+            check_node_selectors(claim, devices)
+        selected = [self._selected(i, claim) for i, claim in enumerate(self.claims)]
+        return Placement(self.claims, self.result, selected)
 
     def _selected(self, claim_index: int, claim: ResourceClaim) -> list[SelectedRequest]:
         """Per request, the class and name of what was allocated: the request itself or

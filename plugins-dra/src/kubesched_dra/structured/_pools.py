@@ -71,16 +71,19 @@ class SliceIndex:
     slices of that node, those for all nodes and those with a node selector.
 
     Building one reads every slice, so a caller allocating for many pods keeps one and
-    builds a new one when the slices change. Slices with `perDeviceNodeSelection`
-    (partitionable devices, off in v1.34) and slices naming no node at all (a future
-    field) are left out, as upstream does."""
+    builds a new one when the slices change. A node's pools are gathered once and kept
+    (by node name, and by its labels too while slices with a node selector exist): the
+    slices do not change under an index, and pools are only read. Slices with
+    `perDeviceNodeSelection` (partitionable devices, off in v1.34) and slices naming no
+    node at all (a future field) are left out, as upstream does."""
 
-    __slots__ = ("_by_node", "_shared")
+    __slots__ = ("_by_node", "_pools", "_selected", "_shared")
 
     def __init__(self, slices: Iterable[ResourceSlice]) -> None:
         # (position in `slices`, slice): positions keep the given order when merging.
         self._by_node: dict[str, list[tuple[int, ResourceSlice]]] = {}
         self._shared: list[tuple[int, ResourceSlice]] = []
+        self._pools: dict[str, tuple[dict[str, str], list[Pool]]] = {}
         by_node = self._by_node
         for position, slice_ in enumerate(slices):
             spec = slice_.spec
@@ -94,6 +97,8 @@ class SliceIndex:
                     entries.append((position, slice_))
             elif spec.all_nodes or spec.node_selector is not None:
                 self._shared.append((position, slice_))
+        # whether a node's labels decide which slices it gets
+        self._selected = any(s.spec.node_selector is not None for _, s in self._shared)
 
     def slices_for(self, node: Node) -> list[ResourceSlice]:
         """The slices available on `node`, in the order they were given."""
@@ -105,7 +110,17 @@ class SliceIndex:
 
     def gather_pools(self, node: Node) -> list[Pool]:
         """upstream GatherPools: the pools of `node`'s slices, in the order each pool's
-        first slice was given (upstream's order is a Go map's, so unspecified)."""
+        first slice was given (upstream's order is a Go map's, so unspecified). The list
+        is shared by every caller asking for the same node: read it, do not change it."""
+        labels = node.metadata.labels
+        kept = self._pools.get(node.name)
+        if kept is not None and (not self._selected or kept[0] == labels):
+            return kept[1]
+        gathered = self._gather(node)
+        self._pools[node.name] = (dict(labels), gathered)
+        return gathered
+
+    def _gather(self, node: Node) -> list[Pool]:
         pools: dict[tuple[str, str], Pool] = {}
         for slice_ in self.slices_for(node):
             key = (slice_.spec.driver, slice_.spec.pool.name)

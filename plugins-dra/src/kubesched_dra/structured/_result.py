@@ -22,7 +22,13 @@ from kubesched_dra.api import (
 )
 from kubesched_dra.structured._types import AllocationError, DeviceID
 
-__all__ = ["DeviceResult", "SelectedRequest", "build_result", "node_selector_for"]
+__all__ = [
+    "DeviceResult",
+    "SelectedRequest",
+    "build_result",
+    "check_node_selectors",
+    "node_selector_for",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +132,27 @@ def _configs(
     return configs
 
 
+def check_node_selectors(claim: ResourceClaim, devices: Sequence[DeviceResult]) -> None:
+    """Raise the AllocationError :func:`node_selector_for` would, without building the
+    selector (for a result built later)."""
+    for device in devices:
+        spec = device.slice.spec
+        if spec.node_name:
+            return
+        if spec.node_selector is not None:
+            _one_term(claim, spec.node_selector)
+
+
+def _one_term(claim: ResourceClaim, selector: NodeSelector) -> None:
+    terms = selector.node_selector_terms
+    if len(terms) > 1:
+        # API validation prevents such slices.
+        raise AllocationError(
+            f"create NodeSelector for claim {claim.metadata.name}: unsupported "
+            f"ResourceSlice.NodeSelector with {len(terms)} terms"
+        )
+
+
 def node_selector_for(claim: ResourceClaim, devices: Sequence[DeviceResult]) -> NodeSelector | None:
     """upstream createNodeSelector: the node of a node-local device, else the union of
     the one-term node selectors of the devices' slices, else None (everywhere)."""
@@ -147,13 +174,8 @@ def node_selector_for(claim: ResourceClaim, devices: Sequence[DeviceResult]) -> 
             )
         if spec.node_selector is None:
             continue
+        _one_term(claim, spec.node_selector)
         terms = spec.node_selector.node_selector_terms
-        if len(terms) > 1:
-            # API validation prevents such slices.
-            raise AllocationError(
-                f"create NodeSelector for claim {claim.metadata.name}: unsupported "
-                f"ResourceSlice.NodeSelector with {len(terms)} terms"
-            )
         if terms:
             _add_new(terms[0].match_fields, match_fields)
             _add_new(terms[0].match_expressions, match_expressions)
