@@ -93,3 +93,22 @@ def test_an_update_of_an_object_the_informer_never_saw_is_an_add() -> None:
     asyncio.run(scenario())
     # client-go's processDeltas: an update of what the store has not is an add
     assert seen == [("ADDED", "a")]
+
+
+def test_a_dropped_event_is_lost_to_every_handler_of_its_kind() -> None:
+    """One watch per kind, as client-go's shared informers: a plugin's handler and the
+    scheduler's lose the same event (regression: each handler's draw was its own, so a
+    `times: 1` drop hit one handler and the other still scheduled the pod)."""
+    drop = {"watch": {"kind": "Pod", "action": "Drop", "eventType": "ADDED"}, "times": 1}
+    memory, faulty, seen = informer(drop)
+    other: list[str] = []
+    faulty.watch("Pod", lambda ev: other.append(ev.type))
+
+    async def scenario() -> None:
+        await memory.create(make_pod("a").uid("").obj())
+        await memory.create(make_pod("b").uid("").obj())
+        memory.flush()
+
+    asyncio.run(scenario())
+    assert seen == [("ADDED", "b")]
+    assert other == ["ADDED"]

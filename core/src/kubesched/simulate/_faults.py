@@ -53,8 +53,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Final
 
-import yaml
-
+from kubesched._documents import check_document, load_document
 from kubesched._errors import ManifestError
 from kubesched.config import parse_duration
 from kubesched.simulate._manifests import _path
@@ -72,6 +71,7 @@ __all__ = [
 ]
 
 FAULT_PLAN_KIND: Final = "FaultPlan"
+_WHAT: Final = "a fault plan"
 
 ACTIONS: Final = (
     "pluginError",
@@ -165,15 +165,7 @@ class FaultPlan:
 def load_fault_plan(path: str | os.PathLike[str]) -> FaultPlan:
     """Read and check a fault plan file (ManifestError naming the file and the field of the
     first problem)."""
-    file = os.fspath(path)
-    try:
-        with open(file, encoding="utf-8") as f:
-            data = yaml.safe_load(f)
-    except yaml.YAMLError as error:
-        detail = " ".join(str(error).split())
-        raise ManifestError(f"not valid YAML: {detail}", file=file) from error
-    except (OSError, UnicodeDecodeError) as error:
-        raise ManifestError(f"cannot read: {error}", file=file) from error
+    file, data = load_document(path, SCENARIO_API_VERSION, FAULT_PLAN_KIND, _WHAT)
     return parse_fault_plan(data, file)
 
 
@@ -190,13 +182,7 @@ class _Parser:
         return ManifestError(detail, file=self.file, path=_path(loc) or None)
 
     def plan(self, data: Any) -> FaultPlan:
-        if not isinstance(data, dict):
-            raise self.error("a fault plan must be a YAML mapping")
-        for key, want in (("apiVersion", SCENARIO_API_VERSION), ("kind", FAULT_PLAN_KIND)):
-            if data.get(key) != want:
-                raise self.error(
-                    f'Unsupported value: "{data.get(key)}": supported values: "{want}"', key
-                )
+        data = check_document(data, self.file, SCENARIO_API_VERSION, FAULT_PLAN_KIND, _WHAT)
         for key in data:
             if key not in ("apiVersion", "kind", "metadata", "seed", "faults"):
                 raise self.error("unknown field", str(key))

@@ -340,28 +340,21 @@ class _Informer:
         if self.held:
             self.held.append(event)
             return
-        injector = self.owner.injector
-        for fault in injector.faults("watch"):
-            spec = fault.spec
-            if spec["kind"] != self.kind or spec["eventType"] not in (None, event.type):
-                continue
-            if spec["action"] == "Duplicate" and event.type == "DELETED":
-                continue  # an informer's store has nothing left to delete a second time
-            if not injector.draw(fault, f"{event.type} {self.kind} {_key(event.obj)}"):
-                continue
-            action = spec["action"]
-            if action == "Drop":
-                return
-            if action == "Duplicate":
-                self.deliver(event)
-                if self.store.get(_key(event.obj)) is event.obj:
-                    self.emit(WatchEvent("MODIFIED", self.kind, event.obj, event.obj))
-                return
-            self.held.append(event)
-            loop = asyncio.get_running_loop()
-            self.release = loop.call_later(spec["delay"], self.flush_held)
+        fault = self.owner.decide(self.kind, event)
+        if fault is None:
+            self.deliver(event)
             return
-        self.deliver(event)
+        action = fault.spec["action"]
+        if action == "Drop":
+            return
+        if action == "Duplicate":
+            self.deliver(event)
+            if self.store.get(_key(event.obj)) is event.obj:
+                self.emit(WatchEvent("MODIFIED", self.kind, event.obj, event.obj))
+            return
+        self.held.append(event)
+        loop = asyncio.get_running_loop()
+        self.release = loop.call_later(fault.spec["delay"], self.flush_held)
 
     def flush_held(self) -> None:
         held, self.held, self.release = self.held, [], None
@@ -401,6 +394,8 @@ class FaultyCluster(Cluster):
         self.injector = injector
         self.kinds = inner.kinds
         self.informers: list[_Informer] = []
+        self._decided: dict[tuple[str, ...], tuple[Fault | None, int]] = {}
+        """Events some handlers of their kind have seen: their fault, how many saw them."""
         injector.cluster = self
 
     def __getattr__(self, name: str) -> Any:  # what only the memory cluster has
@@ -410,6 +405,35 @@ class FaultyCluster(Cluster):
         informer = _Informer(self, kind, handler)
         self.informers.append(informer)
         self.inner.watch(kind, informer.on_event)
+
+    def decide(self, kind: str, event: WatchEvent) -> Fault | None:
+        """The watch fault that fires on this event, drawn once for every handler of its
+        kind (one watch per kind, as client-go's shared informers have: a dropped event is
+        lost to all of them). An event is known by its type, object and resourceVersion
+        (the memory cluster's replay hands each handler its own copy)."""
+        meta = event.obj.metadata
+        change = (event.type, kind, _key(event.obj), meta.uid, meta.resource_version)
+        decided = self._decided.get(change)
+        if decided is None:
+            decided = (self._draw_watch(kind, event), 0)
+        seen = decided[1] + 1
+        if seen >= sum(1 for i in self.informers if i.kind == kind):
+            self._decided.pop(change, None)
+        else:
+            self._decided[change] = (decided[0], seen)
+        return decided[0]
+
+    def _draw_watch(self, kind: str, event: WatchEvent) -> Fault | None:
+        injector = self.injector
+        for fault in injector.faults("watch"):
+            spec = fault.spec
+            if spec["kind"] != kind or spec["eventType"] not in (None, event.type):
+                continue
+            if spec["action"] == "Duplicate" and event.type == "DELETED":
+                continue  # an informer's store has nothing left to delete a second time
+            if injector.draw(fault, f"{event.type} {kind} {_key(event.obj)}"):
+                return fault
+        return None
 
     def relist_soon(self, kinds: builtins.list[str]) -> None:
         """Relist the informers of `kinds` once the running cycle yields (the watch events
@@ -500,8 +524,7 @@ class FaultyFramework(Framework):
             return
         # a plugin with the plan's methods, all else its own (the wrapper metrics use too)
         wrapped = {
-            n: WrappedPlugin(p, methods[n]) if n in methods else p
-            for n, p in self.plugins.items()
+            n: WrappedPlugin(p, methods[n]) if n in methods else p for n, p in self.plugins.items()
         }
 
         def at(plugins: list[Any]) -> list[Any]:
