@@ -299,13 +299,16 @@ class SchedulingQueue:
         # pods a registration singles out: every other pod would get QueueSkip from all
         # the hints it asks, so only they, and pods no plugin rejected, are offered it
         targets = self._hints.pods_of_interest(event, old, new)
+        if targets is not None:
+            # usually none of them waits here: then no pod's uid is even read
+            targets = {uid for uid in targets if uid in self._pool}
         candidates = [
             pinfo
             for pinfo in self._pool
             if (
                 not (pinfo.unschedulable_plugins or pinfo.pending_plugins)
                 or (
-                    (targets is None or pinfo.uid in targets)
+                    (targets is None or (targets and pinfo.uid in targets))
                     and (
                         interested is None
                         or not interested.isdisjoint(pinfo.unschedulable_plugins)
