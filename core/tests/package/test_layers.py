@@ -17,6 +17,7 @@ ROOT = Path(kubesched.__file__).parent
 # lower numbers are lower layers; a module may import its own layer and those below
 LAYERS = {
     "_errors": 0,
+    "_documents": 0,
     "_install": 0,
     "api": 0,
     "clock": 0,
