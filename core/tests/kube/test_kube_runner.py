@@ -40,6 +40,7 @@ from kubesched.cluster.kube import KubeCluster, KubeLeaseLock, Transport
 from kubesched.cluster.memory import default_kinds
 from kubesched.run import LeaderElector, Runner
 from kubesched.runtime import make_plugin_manager
+from kubesched.scheduler import RUN_RETENTION
 from kubesched.testing.apiserver import FakeApiServer, node_raw, pod_raw
 
 LEASE = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kubesched"
@@ -212,6 +213,29 @@ def test_shutdown_rolls_back_pods_waiting_at_permit_and_releases_the_lease() -> 
             (patch,) = server.requests_to("PATCH", "/pods/held/status")
             assert "scheduler is shutting down" in patch.body["status"]["conditions"][0]["message"]
             assert holder(server) == ""
+
+    run(scenario)
+
+
+def test_a_deleted_pods_record_leaves_the_report() -> None:
+    """Issue 18: `kubesched run` keeps the records of the pods alive, not of every pod it
+    ever tried, so a long run's memory stays flat."""
+
+    async def scenario() -> None:
+        async with fake_server() as server:
+            add_ready_node(server, node_raw("n1"))
+            server.add("v1/pods", pod_raw("p", cpu="1"))
+            a = make_runner(server, "a")
+            report = a.scheduler.report
+            assert report.retention == RUN_RETENTION
+            running = asyncio.get_running_loop().create_task(a.run())
+            await eventually(lambda: bound_to(server, "p") == "n1", "p bound")
+            await eventually(lambda: len(report.records) == 1, "p's record")
+            server.remove("v1/pods", "default/p")
+            await eventually(lambda: not report.records, "p's record dropped")
+            assert report.stats.attempts["scheduled"] == 1
+            a.request_shutdown()
+            assert await running == 0
 
     run(scenario)
 

@@ -49,7 +49,7 @@ from kubesched.run._leader import LeaderElector
 from kubesched.run._metrics import SchedulerMetrics
 from kubesched.run._server import Check, EndpointServer
 from kubesched.runtime import PluginRegistry, make_plugin_manager
-from kubesched.scheduler import new_scheduler
+from kubesched.scheduler import RUN_RETENTION, new_scheduler
 
 __all__ = [
     "RunOptions",
@@ -130,6 +130,7 @@ class Runner:
             observers=[self.metrics.observer],
             framework=self.metrics.framework,
             fast_path=fast_path,
+            retention=RUN_RETENTION,
         )
         self.metrics.watch_scheduler(self.scheduler)
         if elector is not None:

@@ -22,14 +22,23 @@ from kubesched.scheduler._explain_cycle import CycleExplainer
 from kubesched.scheduler._factory import new_scheduler
 from kubesched.scheduler._observers import ObserverList, SchedulerObserver
 from kubesched.scheduler._recorder import ClusterEventRecorder
-from kubesched.scheduler._report import AttemptRecord, SchedulerStats, SchedulingReport
+from kubesched.scheduler._report import (
+    KEEP_ALL,
+    RUN_RETENTION,
+    AttemptRecord,
+    Retention,
+    SchedulerStats,
+    SchedulingReport,
+)
 from kubesched.scheduler._scheduler import Scheduler
 
 __all__ = [
     "FAST_PATH_ENV",
+    "KEEP_ALL",
     "MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND",
     "MIN_FEASIBLE_NODES_TO_FIND",
     "NO_NODES_AVAILABLE",
+    "RUN_RETENTION",
     "AttemptError",
     "AttemptRecord",
     "ClusterEventRecorder",
@@ -38,6 +47,7 @@ __all__ = [
     "NoNodesAvailableError",
     "NodeExplanation",
     "ObserverList",
+    "Retention",
     "ScheduleResult",
     "Scheduler",
     "SchedulerObserver",

@@ -189,6 +189,7 @@ class EventHandlers:
 
     def _pod_deleted(self, pod: Pod) -> None:
         self._foreign.pop(pod.metadata.uid, None)
+        self._observers.pod_deleted(pod)
         if _assigned(pod):
             self._cache.remove_pod(pod)
             self.assigned_pod_freed(pod)

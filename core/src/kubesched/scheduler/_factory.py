@@ -24,7 +24,7 @@ from kubesched.scheduler._algorithm import SchedulingAlgorithm
 from kubesched.scheduler._event_handlers import EventHandlers
 from kubesched.scheduler._observers import ObserverList, SchedulerObserver
 from kubesched.scheduler._recorder import ClusterEventRecorder
-from kubesched.scheduler._report import SchedulingReport
+from kubesched.scheduler._report import KEEP_ALL, Retention, SchedulingReport
 from kubesched.scheduler._scheduler import Scheduler
 
 __all__ = ["new_scheduler"]
@@ -41,12 +41,14 @@ def new_scheduler(
     observers: Sequence[SchedulerObserver] = (),
     framework: FrameworkFactory = Framework,
     fast_path: bool | None = None,
+    retention: Retention = KEEP_ALL,
 ) -> Scheduler:
     """A Scheduler of every profile in `config` on `cluster`, its plugins taken from
     `plugins` (name → class). Its `report` (attempt records, stats, explanations) is the
     first observer, `observers` (metrics, say) come after it. `framework` builds each
     profile (`kubesched run` gives an instrumented one). `fast_path` False keeps the
-    per-node Filter/Score path (None: KUBESCHED_FAST_PATH decides, on by default)."""
+    per-node Filter/Score path (None: KUBESCHED_FAST_PATH decides, on by default).
+    `retention`: what the report keeps (`kubesched run` keeps it bounded)."""
     cache = SchedulerCache()
     snapshot = Snapshot()
     recorder = ClusterEventRecorder(cluster, clock)
@@ -76,7 +78,7 @@ def new_scheduler(
         initial_backoff=float(cfg.pod_initial_backoff_seconds),
         max_backoff=float(cfg.pod_max_backoff_seconds),
     )
-    report = SchedulingReport(clock)
+    report = SchedulingReport(clock, retention)
     watching = ObserverList([report, *observers])
     handlers = EventHandlers(cache, queue, profiles, watching)
     for fwk in profiles.values():

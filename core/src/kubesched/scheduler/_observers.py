@@ -50,6 +50,9 @@ class SchedulerObserver:
     ) -> None:
         """An attempt of `pod` failed (scheduling or binding cycle) with `status`."""
 
+    def pod_deleted(self, pod: Pod) -> None:
+        """The handlers saw `pod` deleted (or terminal): it will not be tried again."""
+
     def cluster_changed(self) -> None:
         """An informer event or a plugin-reported change reached the handlers."""
 
@@ -92,6 +95,10 @@ class ObserverList(SchedulerObserver):
     ) -> None:
         for o in self.observers:
             o.attempt_failed(pod, fwk, status, nominating)
+
+    def pod_deleted(self, pod: Pod) -> None:
+        for o in self.observers:
+            o.pod_deleted(pod)
 
     def cluster_changed(self) -> None:
         for o in self.observers:

@@ -5,6 +5,11 @@ pod's last attempt (`records`), counters and latencies for benchmarks (`stats`),
 explanations of the pods asked for (`explain`, `explanations`) and how many cluster changes
 the handlers have seen (`cluster_changes`), which `kubesched simulate` and the benchmarks
 read. The loop itself keeps none of this.
+
+What it keeps is its `Retention`'s choice: `kubesched simulate` keeps every pod's record
+and every latency for its report (`KEEP_ALL`); `kubesched run`, which never stops, drops a
+pod's record once its delete is seen and keeps only the latest latencies (`RUN_RETENTION`;
+its Prometheus histograms have the whole distribution), so its memory stays flat.
 """
 
 from __future__ import annotations
@@ -22,7 +27,33 @@ from kubesched.scheduler._explain import Explanation
 from kubesched.scheduler._explain_cycle import CycleExplainer
 from kubesched.scheduler._observers import SchedulerObserver
 
-__all__ = ["AttemptRecord", "SchedulerStats", "SchedulingReport"]
+__all__ = [
+    "KEEP_ALL",
+    "RUN_RETENTION",
+    "AttemptRecord",
+    "Retention",
+    "SchedulerStats",
+    "SchedulingReport",
+]
+
+
+@dataclass(frozen=True)
+class Retention:
+    """What a report keeps of a long run."""
+
+    deleted_pods: bool = True
+    """Keep a pod's record after its delete is seen (False: dropped then, and a pod gone
+    mid-attempt gets no new record)."""
+    latencies: int | None = None
+    """Keep at least this many of the latest attempt latencies and fewer than twice as
+    many (None: all of them)."""
+
+
+KEEP_ALL = Retention()
+"""Everything, for `kubesched simulate`'s report and the benchmarks."""
+
+RUN_RETENTION = Retention(deleted_pods=False, latencies=4096)
+"""Bounded, for `kubesched run`: the records of the pods alive, the latest latencies."""
 
 
 @dataclass
@@ -55,8 +86,9 @@ class SchedulerStats:
 class SchedulingReport(SchedulerObserver):
     """Attempt records, statistics and explanations, fed by the loop's observation points."""
 
-    def __init__(self, clock: Clock) -> None:
+    def __init__(self, clock: Clock, retention: Retention = KEEP_ALL) -> None:
         self.clock = clock
+        self.retention = retention
         self.records: dict[str, AttemptRecord] = {}
         self.stats = SchedulerStats()
         self.cluster_changes = 0
@@ -70,11 +102,14 @@ class SchedulingReport(SchedulerObserver):
         self._explainer: CycleExplainer | None = None
 
     def _record(self, pod: Pod, fwk: Framework) -> AttemptRecord:
+        if not self.retention.deleted_pods:
+            # only an attempt's start makes a record: a pod deleted mid-attempt stays gone
+            return self.records.get(pod.metadata.uid) or AttemptRecord(fwk.profile_name)
         return self.records.setdefault(pod.metadata.uid, AttemptRecord(fwk.profile_name))
 
     def attempt_started(self, qpi: QueuedPodInfo, fwk: Framework, state: CycleState) -> None:
         pod = qpi.pod
-        record = self._record(pod, fwk)
+        record = self.records.setdefault(pod.metadata.uid, AttemptRecord(fwk.profile_name))
         record.attempts += 1
         record.changes_at_start = self.cluster_changes
         self._started = time.perf_counter()
@@ -83,7 +118,11 @@ class SchedulingReport(SchedulerObserver):
             self._explainer = CycleExplainer(fwk, pod, record.attempts, self.clock.now(), state)
 
     def cycle_ended(self, pod: Pod, result: ScheduleResult | None, status: Status) -> None:
-        self.stats.attempt_latencies.append(time.perf_counter() - self._started)
+        latencies = self.stats.attempt_latencies
+        latencies.append(time.perf_counter() - self._started)
+        keep = self.retention.latencies
+        if keep is not None and len(latencies) >= 2 * keep:
+            del latencies[: len(latencies) - keep]  # amortized: once every `keep` attempts
         explainer, self._explainer = self._explainer, None
         if explainer is not None:
             self.explanations[pod.key] = explainer.finish(result, status)
@@ -112,6 +151,10 @@ class SchedulingReport(SchedulerObserver):
             record.error = attempt_error(status, plugin, with_traceback=pod.key in self.explain)
         if nominating is not None and nominating.mode is NominatingMode.Override:
             record.nominated_node = nominating.nominated_node_name
+
+    def pod_deleted(self, pod: Pod) -> None:
+        if not self.retention.deleted_pods:
+            self.records.pop(pod.metadata.uid, None)
 
     def cluster_changed(self) -> None:
         self.cluster_changes += 1
