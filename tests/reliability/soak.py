@@ -1,7 +1,8 @@
 """A soak of the embedded cluster with faults on: pods created and deleted for hours of
 virtual time while a fault plan fires, then the invariants, and the sizes (cache, queue,
-cluster, the scheduler's attempt records, memory) sampled every virtual hour to show they
-stay flat.
+cluster, the scheduler's attempt records and latencies, memory) sampled every virtual hour
+to show they stay flat. The scheduler's report keeps what `kubesched run`'s does
+(`RUN_RETENTION`: a deleted pod's record goes, the latest latencies stay; issue 18).
 
     .tox/integration/bin/python tests/reliability/soak.py --hours 24 --pods-per-minute 70
 
@@ -23,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from _driver import Cluster
 
+from kubesched.scheduler import RUN_RETENTION, Retention
 from kubesched.simulate._faults import parse_fault_plan
 from kubesched.testing import make_node, make_pod
 
@@ -57,6 +59,7 @@ class Sample:
     queued: int
     cached: int
     records: int
+    latencies: int
     memory_mb: float
 
 
@@ -68,6 +71,8 @@ class Soak:
     lifetime_minutes: int = 10
     """How long a bound pod lives before it is deleted."""
     sample_minutes: int = 60
+    retention: Retention = RUN_RETENTION
+    """What the scheduler's report keeps (`kubesched run`'s by default)."""
     samples: list[Sample] = field(default_factory=list)
     created: int = 0
     deleted: int = 0
@@ -75,6 +80,7 @@ class Soak:
     def run(self, report: bool = True) -> dict[str, Any]:
         started = time.perf_counter()
         c = Cluster(None, PLAN)
+        c.scheduler.report.retention = self.retention
         try:
             for i in range(self.nodes):
                 node = make_node(f"n{i}").alloc(cpu="16", memory="64Gi", pods=110).obj()
@@ -131,6 +137,7 @@ class Soak:
             queued,
             cached,
             len(c.scheduler.report.records),
+            len(c.scheduler.report.stats.attempt_latencies),
             round(current / 2**20, 1),
         )
 
