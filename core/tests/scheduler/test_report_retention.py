@@ -10,6 +10,7 @@ import asyncio
 from sched_harness import CpuFit, make_simulation
 
 from kubesched.cluster import Cluster
+from kubesched.framework import Status
 from kubesched.hookspecs import hookimpl
 from kubesched.scheduler import KEEP_ALL, RUN_RETENTION, Retention, SchedulingReport
 from kubesched.testing import make_node, make_pod
@@ -74,3 +75,23 @@ def test_run_retention_keeps_the_alive_pods_records_and_the_latest_latencies() -
     # the counters are not trimmed
     assert bounded.stats.attempts == everything.stats.attempts == run_policy.stats.attempts
     assert bounded.stats.attempts["scheduled"] == PODS
+
+
+def test_a_pod_deleted_mid_attempt_gets_no_new_record_under_run_retention() -> None:
+    # the delete can be seen while the pod's attempt is still running (its binding cycle,
+    # say): the failure that follows must not bring its record back
+    sim = make_simulation([make_node("n0").alloc(cpu="1", pods=10).obj()], [CpuFit])
+    sim.run()
+    assert sim.scheduler is not None
+    fwk = sim.scheduler.profiles["default-scheduler"]
+    pod = make_pod("gone").obj()
+    failure = Status.as_error("bind failed")
+    kept, run_report = SchedulingReport(sim.clock), SchedulingReport(sim.clock, RUN_RETENTION)
+    for report in (kept, run_report):
+        report.pod_deleted(pod)
+        report.binding_started(pod, fwk, waiting=False)
+        report.attempt_failed(pod, fwk, failure, None)
+    assert run_report.records == {}
+    assert run_report.stats.attempts["error"] == 1
+    # simulate's report keeps what it is told, as before
+    assert kept.records[pod.metadata.uid].result == "error"
