@@ -5,6 +5,7 @@ warnings name the user's files, not the workers' copies of them."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -92,12 +93,36 @@ def test_the_workers_packages_are_this_machines() -> None:
     ]
 
 
+@pytest.fixture(scope="module")
+def tcp_address() -> Iterator[str]:
+    # reached over TCP by another process, as a remote scheduler is
+    with LocalCluster(
+        n_workers=1,
+        threads_per_worker=2,
+        processes=False,
+        protocol="tcp",
+        host="127.0.0.1",
+        dashboard_address=None,
+    ) as cluster:
+        yield str(cluster.scheduler_address)
+
+
 def test_the_command_runs_on_the_scheduler_it_is_given(
-    address: str, capsys: pytest.CaptureFixture[str]
+    tcp_address: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # the command in its own process, as a user runs it (an in-process Dask client started
+    # after other in-process CLI runs under pytest's capture could not start its IO loop)
     args = ["sweep", "--cluster", CLUSTERS[1], "--config", "default", "--config", MOST]
-    assert main([*args, "--scheduler", address, "-o", "json"]) == 0
-    on_dask = json.loads(capsys.readouterr().out)
+    command = str(Path(sys.executable).parent / "kubesched")
+    done = subprocess.run(
+        [command, *args, "--scheduler", tcp_address, "-o", "json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    on_dask = json.loads(done.stdout)
     assert main([*args, "-j", "1", "-o", "json"]) == 0
     assert on_dask == json.loads(capsys.readouterr().out)
     assert [r["config"] for r in on_dask["runs"]] == ["default", "most-allocated.config.yaml"]
