@@ -57,21 +57,7 @@ class InstrumentedFramework(Framework):
         """(extension_point, status) → its histogram child, looked up once."""
         name = self.profile_name
         wrapped = {n: plugin_metrics.wrap(p, name) for n, p in self.plugins.items()}
-
-        def at(plugins: list[Any]) -> list[Any]:
-            return [wrapped[p.name] for p in plugins]
-
-        self.pre_enqueue_plugins = at(self.pre_enqueue_plugins)
-        self.pre_filter_plugins = at(self.pre_filter_plugins)
-        self.filter_plugins = at(self.filter_plugins)
-        self.post_filter_plugins = at(self.post_filter_plugins)
-        self.pre_score_plugins = at(self.pre_score_plugins)
-        self.score_plugins = at(self.score_plugins)
-        self.reserve_plugins = at(self.reserve_plugins)
-        self.permit_plugins = at(self.permit_plugins)
-        self.pre_bind_plugins = at(self.pre_bind_plugins)
-        self.bind_plugins = at(self.bind_plugins)
-        self.post_bind_plugins = at(self.post_bind_plugins)
+        self._use_wrapped(wrapped)
         # the batch forms were taken from the plugins themselves
         self._batch_filters = {
             n: plugin_metrics.batch_filter(call, n, name) for n, call in self._batch_filters.items()

@@ -60,6 +60,20 @@ from kubesched.runtime._plugin_status import SUCCESS, raised, wrap_error
 from kubesched.runtime._score_runners import NodePluginScores, ScoreRunners
 from kubesched.runtime._waiting_pods import MAX_PERMIT_TIMEOUT, WaitingPodImpl, WaitingPodsMap
 
+_WRAPPABLE_POINTS: tuple[str, ...] = (
+    "pre_enqueue_plugins",
+    "pre_filter_plugins",
+    "filter_plugins",
+    "post_filter_plugins",
+    "pre_score_plugins",
+    "score_plugins",
+    "reserve_plugins",
+    "permit_plugins",
+    "pre_bind_plugins",
+    "bind_plugins",
+    "post_bind_plugins",
+)
+
 __all__ = ["Framework", "NodePluginScores", "PodNominator"]
 
 
@@ -160,6 +174,13 @@ class Framework(FilterRunners, ScoreRunners, FastRunners):
             for p in self.score_plugins
             if p.name in self._normalizers and isinstance(p, ArrayNormalizeScorePlugin)
         }
+
+    def _use_wrapped(self, wrapped: Mapping[str, Any]) -> None:
+        """Every extension point's plugins replaced by what `wrapped` names for them (a
+        plugin with some methods wrapped: run's metrics, a fault plan); QueueSort keeps its
+        own."""
+        for points in _WRAPPABLE_POINTS:
+            setattr(self, points, [wrapped[p.name] for p in getattr(self, points)])
 
     def _build(self, name: str, plugin_classes: Mapping[str, type[Plugin]]) -> Plugin:
         cls = plugin_classes.get(name)

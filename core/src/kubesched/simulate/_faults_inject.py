@@ -526,20 +526,7 @@ class FaultyFramework(Framework):
         wrapped = {
             n: WrappedPlugin(p, methods[n]) if n in methods else p for n, p in self.plugins.items()
         }
-
-        def at(plugins: list[Any]) -> list[Any]:
-            return [wrapped[p.name] for p in plugins]
-
-        self.pre_filter_plugins = at(self.pre_filter_plugins)
-        self.filter_plugins = at(self.filter_plugins)
-        self.post_filter_plugins = at(self.post_filter_plugins)
-        self.pre_score_plugins = at(self.pre_score_plugins)
-        self.score_plugins = at(self.score_plugins)
-        self.reserve_plugins = at(self.reserve_plugins)
-        self.permit_plugins = at(self.permit_plugins)
-        self.pre_bind_plugins = at(self.pre_bind_plugins)
-        self.bind_plugins = at(self.bind_plugins)
-        self.post_bind_plugins = at(self.post_bind_plugins)
+        self._use_wrapped(wrapped)
         for name, replaced in methods.items():
             for method, table in _FORMS.items():
                 forms: dict[str, Any] = getattr(self, table)
