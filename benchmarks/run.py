@@ -3,7 +3,7 @@
     python benchmarks/run.py [--workload NAME] [--nodes N] [--init-pods N] [--pods N]
                              [--gang-size N] [--seed S] [--json] [--record [--note TEXT]]
                              [--mode simulate|run [--apiserver fake|envtest] [--qps Q]]
-                             [--sweep N,N,...] [--list]
+                             [--sweep N,N,...] [--list] [--targets [--record]]
 
 Sizes default to the workload's first upstream size (SchedulingBasic: 500/500/1000).
 `--record` appends a dated row to benchmarks/RESULTS.md (one per size with `--sweep`,
@@ -15,6 +15,10 @@ arguments or a plugin package the workload needs is not installed.
 server in another process (the fake one, or etcd + kube-apiserver from $KUBEBUILDER_ASSETS
 with `--apiserver envtest`): pods/s, time to first bind, peak RSS, requests by verb
 (kubesched_bench/run_mode.py).
+
+`--targets` prints issue 14's speed targets against the latest figures recorded in
+RESULTS.md (kubesched_bench/targets.py); with `--record` it rewrites that comparison at the
+end of RESULTS.md.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from kubesched_bench import (  # noqa: E402  (needs the sys.path entry above)
 )
 from kubesched_bench.run_mode import add_run_arguments, main_run  # noqa: E402
 from kubesched_bench.sweep import add_sweep_argument, main_sweep  # noqa: E402
+from kubesched_bench.targets import parse_rows, render_targets, write_targets  # noqa: E402
 
 RESULTS = HERE / "RESULTS.md"
 
@@ -61,6 +66,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--note", help="free text added to the recorded row's notes")
     p.add_argument("--results-file", type=Path, default=RESULTS, help=argparse.SUPPRESS)
     p.add_argument("--list", action="store_true", help="list the workloads and exit")
+    p.add_argument(
+        "--targets",
+        action="store_true",
+        help="show issue 14's targets against the latest recorded figures (with --record: "
+        "write them into RESULTS.md) and exit",
+    )
     add_sweep_argument(p)
     add_run_arguments(p)
     return p
@@ -87,6 +98,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.list:
         _list()
+        return 0
+    if args.targets:
+        if args.record:
+            print(write_targets(args.results_file), end="")
+        else:
+            rows = parse_rows(args.results_file.read_text(encoding="utf-8"))
+            print(render_targets(rows), end="")
         return 0
     try:
         spec = get_workload(args.workload)
