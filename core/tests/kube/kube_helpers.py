@@ -4,14 +4,14 @@ waiting, and in-test plugins."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from kubesched.api import KindRegistry, Pod, Taint, find_untolerated_taint
 from kubesched.clock import WallClock
-from kubesched.cluster.kube import InformerSettings, KubeCluster, Transport
+from kubesched.cluster.kube import InformerSettings, KubeCluster, KubeLeaseLock, Transport
 from kubesched.cluster.memory import default_kinds
 from kubesched.config import ResolvedConfig, parse_config, resolve
 from kubesched.framework import (
@@ -32,9 +32,12 @@ from kubesched.framework import (
     ReservePlugin,
     Status,
 )
-from kubesched.runtime import PluginRegistry
+from kubesched.runtime import PluginRegistry, make_plugin_manager
 from kubesched.scheduler import Scheduler, new_scheduler
 from kubesched.testing.apiserver import FakeApiServer, Raw, make_node_ready
+
+if TYPE_CHECKING:
+    from kubesched.run import Runner
 
 T = TypeVar("T")
 
@@ -209,12 +212,17 @@ class HoldAtPermit(PermitPlugin):
 PLUGINS: list[type[Plugin]] = [Sort, CpuFit, NoScheduleTaints, Binder, Recorder, HoldAtPermit]
 
 
-def resolved_config(extra: dict[str, Any] | None = None, **profile: Any) -> ResolvedConfig:
-    """One profile `default-scheduler` with the in-test plugins, plus `extra` top-level
-    fields (leaderElection ...)."""
+def resolved_config(
+    extra: dict[str, Any] | None = None,
+    *,
+    with_plugins: Sequence[type[Plugin]] = PLUGINS,
+    **profile: Any,
+) -> ResolvedConfig:
+    """One profile `default-scheduler` with the in-test plugins (or `with_plugins`), plus
+    `extra` top-level fields (leaderElection ...)."""
     prof: dict[str, Any] = {
         "schedulerName": "default-scheduler",
-        "plugins": {"multiPoint": {"enabled": [{"name": p.name} for p in PLUGINS]}},
+        "plugins": {"multiPoint": {"enabled": [{"name": p.name} for p in with_plugins]}},
     }
     prof.update(profile)
     cfg: dict[str, Any] = {
@@ -223,12 +231,43 @@ def resolved_config(extra: dict[str, Any] | None = None, **profile: Any) -> Reso
         "profiles": [prof],
     }
     cfg.update(extra or {})
-    registry = PluginRegistry.of(*PLUGINS)
+    registry = PluginRegistry.of(*with_plugins)
     return resolve(parse_config(cfg), registry)
 
 
 def plugin_classes() -> dict[str, type[Plugin]]:
     return {p.name: p for p in PLUGINS}
+
+
+def replica(
+    server: FakeApiServer,
+    identity: str,
+    *,
+    port: int | None = None,
+    config: ResolvedConfig | None = None,
+    plugins: Mapping[str, type[Plugin]] | None = None,
+) -> Runner:
+    """A `kubesched run` replica in this process with short leader-election times (lease
+    1 s, renew 0.5 s, retry 0.2 s) on the Lease kube-system/kubesched, its requests sent
+    as `kubesched-test/<identity>` (the server's record tells the replicas apart). Its
+    configuration: `config` and `plugins`, else the in-test plugins' profile."""
+    from kubesched.run import LeaderElector, Runner  # the kube extra's prometheus_client
+
+    transport = Transport.for_host(server.url, user_agent=f"kubesched-test/{identity}")
+    cluster = KubeCluster(transport, default_kinds(), settings=FAST)
+    lock = KubeLeaseLock(transport, "kube-system", "kubesched", identity)
+    elector = LeaderElector(
+        lock, lease_duration=1.0, renew_deadline=0.5, retry_period=0.2, clock=WallClock()
+    )
+    return Runner(
+        cluster,
+        config or resolved_config(),
+        plugins or plugin_classes(),
+        elector=elector,
+        hooks=make_plugin_manager(load_entrypoints=False),
+        port=port,
+        shutdown_grace_period=5.0,
+    )
 
 
 @asynccontextmanager

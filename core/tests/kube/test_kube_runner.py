@@ -23,23 +23,17 @@ pytest.importorskip("prometheus_client", reason="needs the kube extra (prometheu
 import aiohttp
 from click.testing import CliRunner
 from kube_helpers import (
-    FAST,
     Recorder,
     add_ready_node,
     eventually,
     fake_server,
-    plugin_classes,
-    resolved_config,
+    replica,
     run,
 )
 
 from kubesched._install import extra_hint
 from kubesched.cli import cli
-from kubesched.clock import WallClock
-from kubesched.cluster.kube import KubeCluster, KubeLeaseLock, Transport
-from kubesched.cluster.memory import default_kinds
-from kubesched.run import LeaderElector, Runner
-from kubesched.runtime import make_plugin_manager
+from kubesched.run import Runner
 from kubesched.scheduler import RUN_RETENTION
 from kubesched.testing.apiserver import FakeApiServer, node_raw, pod_raw
 
@@ -48,21 +42,7 @@ LEASE = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kubesched"
 
 def make_runner(server: FakeApiServer, identity: str, *, port: int | None = None) -> Runner:
     """A replica with short leader-election times (lease 1 s, renew 0.5 s, retry 0.2 s)."""
-    transport = Transport.for_host(server.url, user_agent=f"kubesched-test/{identity}")
-    cluster = KubeCluster(transport, default_kinds(), settings=FAST)
-    lock = KubeLeaseLock(transport, "kube-system", "kubesched", identity)
-    elector = LeaderElector(
-        lock, lease_duration=1.0, renew_deadline=0.5, retry_period=0.2, clock=WallClock()
-    )
-    return Runner(
-        cluster,
-        resolved_config(),
-        plugin_classes(),
-        elector=elector,
-        hooks=make_plugin_manager(load_entrypoints=False),
-        port=port,
-        shutdown_grace_period=5.0,
-    )
+    return replica(server, identity, port=port)
 
 
 def bound_to(server: FakeApiServer, name: str) -> str:

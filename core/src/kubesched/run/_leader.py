@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Final, Protocol
 
@@ -122,6 +123,12 @@ class LeaderElector:
         self.metrics: LeaderMetricsAdapter | None = None
         """Told when this replica becomes leader and when renewing ends by itself (client-go
         leaderelection's leaderMetricsAdapter: leaderOn, leaderOff)."""
+        self.on_stopped_leading: Callable[[], None] | None = None
+        """Called when renewing ends by itself (the Lease lost or not renewed in time, or a
+        failure), in the same step of the event loop as the decision: client-go's Run
+        cancels the leading context right there, so work in flight stops before it can
+        act for a Lease another replica may take next. Not called when renewing is
+        cancelled (a shutdown stops its work itself)."""
 
     # -- state --------------------------------------------------------------------------
     @property
@@ -252,15 +259,16 @@ class LeaderElector:
     async def renew(self) -> None:
         """Keep the Lease; return when it could not be renewed within renewDeadline. Either
         way, and when cancelled, "stopped leading" is recorded (renew's deferred
-        RecordEvent); returning or failing, not a cancel, is the metrics' leader_off."""
+        RecordEvent); returning or failing, not a cancel, calls `on_stopped_leading` and
+        is the metrics' leader_off."""
         try:
             await self._renew_recorded()
         except asyncio.CancelledError:
             raise
         except Exception:
-            self._leader_off()
+            self._stopped_leading()
             raise
-        self._leader_off()
+        self._stopped_leading()
 
     async def _renew_recorded(self) -> None:
         try:
@@ -268,7 +276,10 @@ class LeaderElector:
         finally:
             self._record_event("stopped leading")
 
-    def _leader_off(self) -> None:
+    def _stopped_leading(self) -> None:
+        # leaderelection.go Run: the leading context's cancel, then OnStoppedLeading
+        if self.on_stopped_leading is not None:
+            self.on_stopped_leading()
         if self.metrics is not None:
             self.metrics.leader_off()
 

@@ -7,7 +7,8 @@ Upstream: cmd/kube-scheduler/app/server.go (Run). The order is upstream's:
    and leader election are on, in which case this waits for leadership), so a passive
    replica has a warm cache;
 3. with leader election, wait for the Lease, then schedule while renewing it; losing the
-   Lease stops scheduling at once (binding cycles in flight are cancelled) and the process
+   Lease stops scheduling at once (binding cycles in flight are cancelled in the same step
+   of the event loop as the decision, so none sends a binding after it) and the process
    exits with code 1, as kube-scheduler exits, for its Deployment to restart it;
 4. SIGTERM or SIGINT: stop taking pods, reject pods waiting at Permit (their binding
    cycles roll back), let binding cycles, status writes and Events finish within the grace
@@ -137,6 +138,7 @@ class Runner:
             # options.go: leader election's Events name the first profile's schedulerName
             first = config.profiles[0].scheduler_name if config.profiles else DEFAULT_SCHEDULER
             elector.event_recorder = self.scheduler.recorder.legacy(first)
+            elector.on_stopped_leading = self._stopped_leading
         self.delay_cache_until_active = config.config.delay_cache_until_active
         self.shutdown_grace_period = shutdown_grace_period
         self.leading = False
@@ -174,6 +176,13 @@ class Runner:
 
     def _not_shutting_down(self) -> str | None:
         return "process is shutting down" if self.shutting_down else None
+
+    def _stopped_leading(self) -> None:
+        """The Lease is lost: stop scheduling in the same step of the loop, before a binding
+        cycle held until now (in Permit, PreBind, or a rate limiter) can send its binding
+        (leaderelection.go Run cancels the leading context before OnStoppedLeading)."""
+        self.leading = False
+        self.scheduler.abort()
 
     # -- control --------------------------------------------------------------------------
     def request_shutdown(self) -> None:
@@ -252,7 +261,6 @@ class Runner:
         await self.scheduler.run()
 
     async def _schedule(self) -> int:
-        sched = self.scheduler
         running = asyncio.ensure_future(self._lead())
         stop = asyncio.ensure_future(self._shutdown.wait())
         renewing = asyncio.ensure_future(self.elector.renew()) if self.elector else None
@@ -262,9 +270,8 @@ class Runner:
         try:
             done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
             if renewing is not None and renewing in done:
+                # scheduling already stopped (_stopped_leading); server.go OnStoppedLeading
                 _log.error("Leaderelection lost")
-                self.leading = False
-                sched.abort()
                 return 1
             if stop in done:
                 _log.info("Requested to terminate, draining in-flight binding cycles")
