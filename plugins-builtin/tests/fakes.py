@@ -28,8 +28,9 @@ class _FakeHandle:
         self.cluster = cluster
         self.snapshot = snapshot
         self.profile_name = "default-scheduler"
+        self.fast_path = True
 
 
 def fake_handle(cluster: Any = None, snapshot: Snapshot | None = None) -> Handle:
-    """A Handle with only `cluster`, `snapshot` and `profile_name`."""
+    """A Handle with only `cluster`, `snapshot`, `profile_name` and `fast_path` (on)."""
     return cast(Handle, _FakeHandle(cluster or FakeCluster(), snapshot or Snapshot()))

@@ -141,6 +141,7 @@ class _Handle:
         self.cluster = cluster
         self.snapshot = snapshot
         self.profile_name = "default-scheduler"
+        self.fast_path = True
 
 
 def plugin_for(

@@ -575,6 +575,13 @@ class Handle(Protocol):
         ...
 
     @property
+    def fast_path(self) -> bool:
+        """Whether the scheduler running this profile takes the fast path (Filter and Score
+        on arrays; `--no-fast-path` or KUBESCHED_FAST_PATH=0 turn it off). Read it in
+        `__init__` for shortcuts of the plugin's own that must follow the same switch."""
+        ...
+
+    @property
     def cluster(self) -> Any:
         """The `kubesched.cluster.Cluster` being scheduled (memory or real API server)."""
         ...

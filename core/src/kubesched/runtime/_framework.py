@@ -17,6 +17,7 @@ from kubesched._errors import ConfigError
 from kubesched.api import Pod
 from kubesched.clock import Clock
 from kubesched.config import ResolvedProfile
+from kubesched.features import fast_path_enabled
 from kubesched.framework import (
     ActionType,
     ArrayFilterPlugin,
@@ -111,8 +112,10 @@ class Framework(FilterRunners, ScoreRunners, FastRunners):
         nominator: PodNominator | None = None,
         activator: Callable[[Sequence[Pod]], None] | None = None,
         event_reporter: Callable[[ClusterEvent, Any, Any], None] | None = None,
+        fast_path: bool | None = None,
     ) -> None:
         self._profile = profile
+        self._fast_path = fast_path_enabled(fast_path)
         self._cluster = cluster
         self._clock = clock
         self._snapshot = snapshot
@@ -205,6 +208,10 @@ class Framework(FilterRunners, ScoreRunners, FastRunners):
     @property
     def snapshot(self) -> Snapshot:
         return self._snapshot
+
+    @property
+    def fast_path(self) -> bool:
+        return self._fast_path
 
     @property
     def cluster(self) -> Any:

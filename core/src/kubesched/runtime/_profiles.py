@@ -18,7 +18,7 @@ __all__ = ["FrameworkFactory", "build_profiles"]
 
 FrameworkFactory = Callable[..., Framework]
 """Builds one profile: called as `Framework(profile, registry, cluster=..., clock=...,
-snapshot=..., event_recorder=...)` is."""
+snapshot=..., event_recorder=..., fast_path=...)` is."""
 
 
 def build_profiles(
@@ -30,13 +30,16 @@ def build_profiles(
     snapshot: Snapshot,
     recorder_factory: Callable[[str], EventRecorder],
     framework: FrameworkFactory = Framework,
+    fast_path: bool | None = None,
 ) -> dict[str, Framework]:
     """One Framework per profile of ``resolved``, keyed by scheduler name, in config order.
 
     ``registry``: plugin name → class (upstream's Registry). ``recorder_factory`` gives each
     profile the EventRecorder for its scheduler name (upstream's RecorderFactory).
     ``framework`` builds each profile (an instrumented Framework, say: upstream's
-    WithMetricsRecorder option); the Framework itself by default.
+    WithMetricsRecorder option); the Framework itself by default. ``fast_path`` reaches
+    every profile's handle, so plugins follow the scheduler's switch (None: the
+    environment decides).
 
     Runs upstream NewMap's checks first (`kubesched.config.check_profiles`: distinct scheduler
     names, one QueueSort for all), with the messages `resolve` gives; raises ConfigError.
@@ -51,5 +54,6 @@ def build_profiles(
             clock=clock,
             snapshot=snapshot,
             event_recorder=recorder_factory(prof.scheduler_name),
+            fast_path=fast_path,
         )
     return profiles

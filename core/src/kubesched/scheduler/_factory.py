@@ -17,6 +17,7 @@ from kubesched.cache import SchedulerCache
 from kubesched.clock import Clock
 from kubesched.cluster import Cluster
 from kubesched.config import ResolvedConfig
+from kubesched.features import fast_path_enabled
 from kubesched.framework import Plugin, Snapshot
 from kubesched.queue import QueueProfile, SchedulingQueue
 from kubesched.runtime import Framework, FrameworkFactory, build_profiles
@@ -47,14 +48,16 @@ def new_scheduler(
     `plugins` (name → class). Its `report` (attempt records, stats, explanations) is the
     first observer, `observers` (metrics, say) come after it. `framework` builds each
     profile (`kubesched run` gives an instrumented one). `fast_path` False keeps the
-    per-node Filter/Score path (None: KUBESCHED_FAST_PATH decides, on by default).
+    per-node Filter/Score path, in the node search and in the plugins (their handle's
+    `fast_path`); None: KUBESCHED_FAST_PATH decides, on by default.
     `retention`: what the report keeps (`kubesched run` keeps it bounded)."""
     cache = SchedulerCache()
     snapshot = Snapshot()
     recorder = ClusterEventRecorder(cluster, clock)
     cfg = config.config
+    fast = fast_path_enabled(fast_path)
     algorithm = SchedulingAlgorithm(
-        snapshot, random.Random(seed), cfg.percentage_of_nodes_to_score, fast_path
+        snapshot, random.Random(seed), cfg.percentage_of_nodes_to_score, fast
     )
     profiles = build_profiles(
         config,
@@ -64,6 +67,7 @@ def new_scheduler(
         snapshot=snapshot,
         recorder_factory=recorder.for_profile,
         framework=framework,
+        fast_path=fast,
     )
     first = next(iter(profiles.values()))
     queue = SchedulingQueue(

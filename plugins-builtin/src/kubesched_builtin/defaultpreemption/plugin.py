@@ -21,7 +21,6 @@ from datetime import datetime
 from typing import Any, ClassVar, Final
 
 from kubesched.api import Pod
-from kubesched.features import fast_path_enabled
 from kubesched.framework import (
     Code,
     CycleState,
@@ -115,10 +114,10 @@ class DefaultPreemption(PostFilterPlugin[DefaultPreemptionArgs]):
         self.evaluator = Evaluator(self.name, handle, self)
         self._guards: list[PreemptionVictimGuard] | None = None
         self._resources_fit: list[NodeResourcesFit] | None = None
-        self.room_shortcut: bool = fast_path_enabled()
+        self.room_shortcut: bool = handle.fast_path
         """Skip the dry runs and Filter re-runs whose failure NodeResourcesFit's figures
         already tell (`rules_out_node`, reprieves): same candidates and victims, fewer
-        Filter calls. False (KUBESCHED_FAST_PATH=0) makes upstream's every call."""
+        Filter calls. False (the scheduler's fast path off) makes upstream's every call."""
         self._node_memo: NodeMemo = {}
         """The quick dry run's figures of each node, kept across preemptions."""
         self._victims_by_node: dict[str, list[Pod]] = {}
@@ -247,7 +246,7 @@ class DefaultPreemption(PostFilterPlugin[DefaultPreemptionArgs]):
         """The evaluator's quick dry run for this preemptor (`resources_only`): the same
         victims as `select_victims_on_node` without copying each node or calling Filter,
         when only NodeResourcesFit's answer can change with evictions. None with
-        KUBESCHED_FAST_PATH=0, with victim guards, or when other plugins take part."""
+        the fast path off, with victim guards, or when other plugins take part."""
         if not self.room_shortcut or self.guards:
             return None
         more_important, key = self._importance()

@@ -14,7 +14,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Final
 
 from kubesched.api import Namespace, Pod
-from kubesched.features import fast_path_enabled
 from kubesched.framework import (
     ClusterEventWithHint,
     CycleState,
@@ -124,9 +123,10 @@ class InterPodAffinity(
         self.tallies = RowTallies()
         """What each node row added to PreFilter's counts and PreScore's scores, per query,
         kept while the row's generation holds."""
-        self.use_columns = fast_path_enabled()
+        self.use_columns = handle.fast_path
         """Whether PreFilter and PreScore count on the snapshot's columns (the fast path)
-        when given the snapshot's own node list; KUBESCHED_FAST_PATH=0 keeps the walks."""
+        when given the snapshot's own node list; the scheduler's fast path off keeps the
+        walks."""
 
     # -- PreFilter ------------------------------------------------------------------------
     def pre_filter(
