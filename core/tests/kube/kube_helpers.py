@@ -4,6 +4,7 @@ waiting, and in-test plugins."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -72,6 +73,45 @@ async def fake_server() -> AsyncIterator[FakeApiServer]:
         yield server
     finally:
         await server.stop()
+
+
+class ServerThread:
+    """A FakeApiServer on its own event loop in a thread, for a `kubesched run` started as
+    a process of its own: the test's thread reads and changes the server through `call`,
+    on the server's loop (its dicts and watch queues are that loop's alone)."""
+
+    def __init__(self) -> None:
+        self.server = FakeApiServer()
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+
+    def __enter__(self) -> ServerThread:
+        self._thread.start()
+        self._run(self.server.start())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            self._run(self.server.stop())
+        finally:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(10)
+            self._loop.close()
+
+    def _run(self, coro: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(30)
+
+    def call(self, fn: Callable[[FakeApiServer], T]) -> T:
+        """`fn(server)` on the server's loop; its result."""
+
+        async def on_loop() -> T:
+            return fn(self.server)
+
+        return self._run(on_loop())
+
+    @property
+    def url(self) -> str:
+        return self.server.url
 
 
 def add_ready_node(server: FakeApiServer, raw: Raw) -> list[Raw]:
