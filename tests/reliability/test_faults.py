@@ -80,7 +80,7 @@ def test_bind_conflict_is_unreserved_forgotten_and_retried(tmp_path: Path) -> No
     # upstream: DefaultBinder returns AsStatus(err); RunBindPlugins wraps it ("running Bind
     # plugin %q: %w") and the FailedScheduling event carries it
     assert failed_scheduling(sim, "p2") == [
-        'running Bind plugin "DefaultBinder": operation cannot be fulfilled on pods/binding '
+        'running Bind plugin "DefaultBinder": Operation cannot be fulfilled on pods/binding '
         '"p2": the object has been modified; please apply your changes to the latest '
         "version and try again"
     ]

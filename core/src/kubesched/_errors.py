@@ -155,7 +155,7 @@ class ConflictError(KubeschedError):
         self.detail = detail
 
     def __str__(self) -> str:
-        return f'operation cannot be fulfilled on {self.kind} "{self.key}": {self.detail}'
+        return f'Operation cannot be fulfilled on {self.kind} "{self.key}": {self.detail}'
 
 
 class NotFoundError(KubeschedError):

@@ -117,7 +117,7 @@ def test_create_of_an_existing_object_is_a_conflict(cluster: MemoryCluster) -> N
 
     with pytest.raises(ConflictError) as info:
         run(cluster.create(make_pod("p1", namespace="default")))
-    assert str(info.value) == 'operation cannot be fulfilled on pods "p1": already exists'
+    assert str(info.value) == 'Operation cannot be fulfilled on pods "p1": already exists'
     # Another namespace is another object.
     run(cluster.create(make_pod("p1", namespace="other")))
     assert len(cluster.list("Pod")) == 2
@@ -143,7 +143,7 @@ def test_stale_update_is_a_conflict_with_upstreams_message(cluster: MemoryCluste
         run(cluster.update(stale))
 
     assert str(info.value) == (
-        'operation cannot be fulfilled on pods "p1": the object has been modified; '
+        'Operation cannot be fulfilled on pods "p1": the object has been modified; '
         "please apply your changes to the latest version and try again"
     )
     assert stored_pod(cluster, "p1").metadata.labels == {"v": "2"}
@@ -231,7 +231,7 @@ def test_binding_a_bound_pod_is_a_conflict(cluster: MemoryCluster) -> None:
         run(cluster.bind(pod, "n2"))
 
     assert str(info.value) == (
-        'operation cannot be fulfilled on pods/binding "p1": '
+        'Operation cannot be fulfilled on pods/binding "p1": '
         'pod p1 is already assigned to node "n1"'
     )
     assert stored_pod(cluster, "p1").spec.node_name == "n1"

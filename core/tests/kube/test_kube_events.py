@@ -117,7 +117,7 @@ def test_an_event_write_that_fails_is_retried_until_it_lands(
         async with fake_server() as server:
             add_ready_node(server, node_raw("n1"))
             server.add("v1/pods", pod_raw("p", cpu="1"))
-            server.fail("POST", EVENTS_PATH, 503, "ServiceUnavailable", times=2)
+            server.fail("POST", EVENTS_PATH, cut=True, times=2)
             async with scheduling(server, retry_sleep=0.05):
                 await eventually(lambda: events_of(server, "Scheduled", "p") != [], "recorded")
             assert len(server.requests_to("POST", EVENTS_PATH)) == 3
@@ -212,7 +212,7 @@ def test_events_queued_at_sigterm_are_written_before_exit(
         async with fake_server() as server:
             pods_on_a_node(server, count)
             # every event's first write fails: they wait to retry when the signal comes
-            server.fail("POST", EVENTS_PATH, 503, "ServiceUnavailable", times=count)
+            server.fail("POST", EVENTS_PATH, cut=True, times=count)
             config = "leaderElection: {leaderElect: false}\n"
             runner = await runner_for(server, tmp_path, config)
             runner.scheduler.recorder.sleep_duration = 2.0  # client-go's 10 s, shortened
@@ -239,7 +239,7 @@ def test_events_left_after_the_grace_period_are_dropped_with_a_count_and_no_erro
     async def scenario() -> None:
         async with fake_server() as server:
             pods_on_a_node(server, 3)
-            server.fail("POST", EVENTS_PATH, 503, "ServiceUnavailable", times=1000)
+            server.fail("POST", EVENTS_PATH, cut=True, times=1000)
             config = "leaderElection: {leaderElect: false}\n"
             runner = await runner_for(server, tmp_path, config, shutdown_grace_period=0.5)
             running = asyncio.ensure_future(runner.run())

@@ -277,7 +277,7 @@ def test_merge_patch(old: dict[str, object], new: dict[str, object], patch: obje
                 'to node "n1"',
             ),
             ConflictError,
-            'operation cannot be fulfilled on pods/binding "p": pod p is already assigned to '
+            'Operation cannot be fulfilled on pods/binding "p": pod p is already assigned to '
             'node "n1"',
         ),
         (ApiError(404, "NotFound", 'pods "p" not found'), NotFoundError, 'pods/binding "p" not'),

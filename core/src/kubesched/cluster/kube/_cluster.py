@@ -15,6 +15,7 @@ import asyncio
 import builtins
 import logging
 import random
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -52,6 +53,36 @@ __all__ = ["KubeCluster"]
 _log = logging.getLogger("kubesched.cluster.kube")
 
 _M = TypeVar("_M", bound=K8sModel)
+
+# client-go util/retry DefaultBackoff: Steps 4, Duration 10ms, Factor 5.0, Jitter 0.1
+_PATCH_BACKOFF_STEPS = 4
+_PATCH_BACKOFF_INITIAL = 0.01
+_PATCH_BACKOFF_FACTOR = 5.0
+_PATCH_BACKOFF_JITTER = 0.1
+_KNOWN_REASONS = frozenset(
+    {
+        "Unauthorized", "Forbidden", "NotFound", "AlreadyExists", "Conflict", "Gone",
+        "Invalid", "ServerTimeout", "StoreReadError", "Timeout", "TooManyRequests",
+        "BadRequest", "MethodNotAllowed", "NotAcceptable", "RequestEntityTooLarge",
+        "UnsupportedMediaType", "InternalError", "Expired", "ServiceUnavailable",
+    }
+)  # fmt: skip
+"""metav1's StatusReasons (apimachinery api/errors knownReasons): an answer with another
+reason is judged by its code alone."""
+
+
+def retriable(error: ApiError) -> bool:
+    """Upstream pkg/scheduler/util Retriable (v1.34): an internal error (500), the service
+    unavailable (503), or the connection refused."""
+    unknown = error.reason not in _KNOWN_REASONS
+    return (
+        error.reason == "InternalError"
+        or (unknown and error.code == 500)
+        or error.reason == "ServiceUnavailable"
+        or (unknown and error.code == 503)
+        or error.network == "refused"
+    )
+
 
 # server-managed metadata never sent back in a merge patch
 _SERVER_FIELDS = ("resourceVersion", "uid", "creationTimestamp", "generation", "managedFields")
@@ -259,8 +290,9 @@ class KubeCluster(Cluster):
         self, pod: Pod, condition: PodCondition, nominated_node_name: str | None = None
     ) -> None:
         """Patch the condition and nomination on `pods/status` (strategic merge), as
-        upstream's updatePod: skipped when nothing changes against the cached pod; a pod
-        that is gone is ignored; other failures are logged, as kube-scheduler does."""
+        upstream's updatePod: skipped when nothing changes against the cached pod; tried
+        again on a retriable error (util.PatchPodStatus); a pod that is gone is ignored;
+        other failures are logged, as kube-scheduler does."""
         namespace = pod.metadata.namespace or "default"
         current = self.get("Pod", pod.metadata.name, namespace) or pod
         if current.metadata.uid != pod.metadata.uid:
@@ -270,12 +302,29 @@ class KubeCluster(Cluster):
             return
         path = f"/api/v1/namespaces/{namespace}/pods/{pod.metadata.name}/status"
         try:
-            await self.transport.request_raw(
-                "PATCH", path, body=patch, content_type=STRATEGIC_MERGE_PATCH
+            await self._retrying(
+                lambda: self.transport.request_raw(
+                    "PATCH", path, body=patch, content_type=STRATEGIC_MERGE_PATCH
+                )
             )
         except ApiError as exc:
             if exc.code != 404:
                 _log.error("Error updating pod %s: %s", pod.key, exc)
+
+    async def _retrying(self, send: Callable[[], Awaitable[object]]) -> None:
+        """`send()`, tried again while it fails with a retriable error: client-go's
+        retry.OnError(retry.DefaultBackoff, util.Retriable, ...) as util.PatchPodStatus
+        calls it (4 tries, 10 ms growing fivefold, jitter 0.1)."""
+        delay = _PATCH_BACKOFF_INITIAL
+        for attempt in range(1, _PATCH_BACKOFF_STEPS + 1):
+            try:
+                await send()
+                return
+            except ApiError as exc:
+                if attempt == _PATCH_BACKOFF_STEPS or not retriable(exc):
+                    raise
+            await asyncio.sleep(delay * (1 + _PATCH_BACKOFF_JITTER * self._rng.random()))
+            delay *= _PATCH_BACKOFF_FACTOR
 
     async def record_event(self, event: KubeEvent) -> None:
         """Write an Event through the events client: POST it, or PATCH its series onto the
@@ -307,7 +356,10 @@ class KubeCluster(Cluster):
             body = legacy_event_body(event, now) if event.legacy else event_body(event, now)
             await transport.request_raw("POST", path, body=body)
         except ApiError as exc:
-            transient = exc.code == 0 or exc.code == 429 or exc.code >= 500
+            # client-go events recordToSink: only a request that got no answer is retried
+            # (the transport already retried a 429 or 5xx that carried Retry-After); any
+            # answer from the server is a StatusError, "Server rejected event"
+            transient = exc.code == 0
             exists = exc.code == 409 and exc.reason == "AlreadyExists"
             raise EventWriteError(str(exc), retry=transient, already_exists=exists) from exc
         except RuntimeError as exc:  # aiohttp: "Session is closed"

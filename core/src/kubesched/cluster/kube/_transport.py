@@ -10,7 +10,16 @@ ones cost about ten times more per pod, and fail to decode the Status a binding 
 kubernetes-client/python issues #825 and #547).
 
 Errors come back as `ApiError` carrying the HTTP code and the Status reason; connection
-failures are `ApiError`s with code 0.
+failures are `ApiError`s with code 0 and what failed (`network`: refused, timeout, eof).
+
+Retries are client-go's (rest/with_retry.go, request.go), made here for every caller: an
+answer 429 or 5xx with a `Retry-After` header is sent again after that many seconds, for any
+verb, at most `max_retries` (10) times, each retry through the rate limiter again; a GET whose
+connection was reset or closed without an answer is retried after one second (an artificial
+`Retry-After: 1`), writes are not, as they may have taken effect; a watch is also retried when
+opening it timed out. A 429 or 5xx without `Retry-After` is the caller's to handle. Below
+that, aiohttp's session replays an idempotent request (GET, PUT, DELETE) once, at once, when
+its connection fails under it, as Go's transport replays one on a reused connection.
 
 Every request is reported to the `RequestObserver` of the running task's context, if any
 (`Transport.observe_requests`): client-go reports its requests to the process-wide
@@ -21,14 +30,15 @@ lets each `kubesched run` in a process see the requests of all its clients, and 
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
-from typing import Any, Final, Protocol
+from typing import Any, Final, NamedTuple, Protocol
 from urllib.parse import urlencode, urlsplit
 
 import aiohttp
@@ -67,6 +77,13 @@ REQUEST_TIMEOUT: Final = 30.0
 """Seconds a non-watch request may take before it fails (client-go sets none by default;
 a scheduler should not hang on one request)."""
 
+MAX_RETRIES: Final = 10
+"""Retries of a request answered with `Retry-After` (client-go rest.Request maxRetries)."""
+
+GET_RETRY_AFTER: Final = 1
+"""Seconds before a GET cut without an answer is sent again (client-go's artificial
+`Retry-After: 1` response, rest/with_retry.go retryAfterResponse)."""
+
 Query = Sequence[tuple[str, str]]
 
 ERROR_CODE: Final = "<error>"
@@ -92,11 +109,20 @@ class ApiError(KubeschedError):
     """A request the API server refused, or could not be reached for (``code`` 0).
 
     ``reason`` is the Status reason (``Conflict``, ``NotFound``, ``Expired``, ``Forbidden``
-    ...), ``message`` the server's message.
+    ...), ``message`` the server's message. Without an answer (code 0), ``network`` says
+    what failed: ``refused`` (nothing listens), ``timeout`` (no answer in time), ``eof``
+    (the connection was reset or closed before the answer), or ``""``.
     """
 
     def __init__(
-        self, code: int, reason: str, message: str, *, method: str = "", path: str = ""
+        self,
+        code: int,
+        reason: str,
+        message: str,
+        *,
+        method: str = "",
+        path: str = "",
+        network: str = "",
     ) -> None:
         super().__init__(code, reason, message, method, path)
         self.code = code
@@ -104,6 +130,7 @@ class ApiError(KubeschedError):
         self.message = message
         self.method = method
         self.path = path
+        self.network = network
 
     @property
     def gone(self) -> bool:
@@ -126,6 +153,16 @@ def error_from_status(status: Mapping[str, Any], *, method: str = "", path: str 
         method=method,
         path=path,
     )
+
+
+class _Answer(NamedTuple):
+    """One try's answer: its status, Retry-After header, body (a failed watch's too), and
+    the open response of a watch that succeeded."""
+
+    status: int
+    retry_after: str | None
+    data: bytes
+    response: aiohttp.ClientResponse | None = None
 
 
 class RateLimiter:
@@ -175,10 +212,19 @@ class Transport:
     """Authenticated JSON requests and watch streams to one API server."""
 
     def __init__(
-        self, api_client: Any, *, rate_limiter: RateLimiter | None = None, user_agent: str = ""
+        self,
+        api_client: Any,
+        *,
+        rate_limiter: RateLimiter | None = None,
+        user_agent: str = "",
+        request_timeout: float = REQUEST_TIMEOUT,
+        max_retries: int = MAX_RETRIES,
     ) -> None:
         self._api = api_client
         self._limiter = rate_limiter
+        self.request_timeout = request_timeout
+        """Seconds a request (not a watch) may take, each attempt on its own."""
+        self.max_retries = max_retries
         self._netloc = urlsplit(str(api_client.configuration.host)).netloc
         """host:port, the `host` label of the rest_client metrics (client-go's URL.Host)."""
         if user_agent:
@@ -273,10 +319,14 @@ class Transport:
         query: Query = (),
         body: Any = None,
         content_type: str = JSON,
-        timeout: float = REQUEST_TIMEOUT,
+        timeout: float | None = None,
     ) -> Any:
-        """Send one request; the decoded JSON body of a 2xx answer, else ApiError."""
-        status, data = await self._exchange(method, path, query, body, content_type, timeout)
+        """Send one request (retried as client-go retries it); the decoded JSON body of a
+        2xx answer, else ApiError. `timeout`: seconds per attempt (the transport's
+        `request_timeout` when None)."""
+        status, data = await self.request_raw(
+            method, path, query=query, body=body, content_type=content_type, timeout=timeout
+        )
         return parse_json(data, status, method, path)
 
     async def request_raw(
@@ -287,13 +337,42 @@ class Transport:
         query: Query = (),
         body: Any = None,
         content_type: str = JSON,
-        timeout: float = REQUEST_TIMEOUT,
+        timeout: float | None = None,
     ) -> tuple[int, bytes]:
         """Send one request; the status and the undecoded body of a 2xx answer (for a
         caller that validates the bytes straight into models), else ApiError."""
-        return await self._exchange(method, path, query, body, content_type, timeout)
+        limit = self.request_timeout if timeout is None else timeout
+        answer = await self._retrying(
+            method, path, lambda: self._attempt(method, path, query, body, content_type, limit)
+        )
+        return answer.status, answer.data
 
-    async def _exchange(
+    async def _retrying(
+        self, method: str, path: str, attempt: Callable[[], Awaitable[_Answer]]
+    ) -> _Answer:
+        """`attempt()` until it is answered 2xx, tried again as client-go's IsNextRetry
+        says (`method` WATCH for a watch), else the ApiError."""
+        tries = 0
+        while True:
+            tries += 1
+            try:
+                answer = await attempt()
+            except ApiError as exc:
+                wait = _retry_wait(method, exc, None, tries, self.max_retries)
+                if wait is None:
+                    raise
+            else:
+                if 200 <= answer.status <= 299:
+                    return answer
+                sent = "GET" if method == "WATCH" else method
+                error = _error_of(answer.status, answer.data, sent, path)
+                wait = _retry_wait(method, error, answer.retry_after, tries, self.max_retries)
+                if wait is None:
+                    raise error
+            _log.debug("Got a Retry-After %ss response for attempt %d to %s", wait, tries, path)
+            await asyncio.sleep(wait)
+
+    async def _attempt(
         self,
         method: str,
         path: str,
@@ -301,7 +380,8 @@ class Transport:
         body: Any,
         content_type: str,
         timeout: float,
-    ) -> tuple[int, bytes]:
+    ) -> _Answer:
+        """One try: the status, the Retry-After header and the body."""
         observer = _observer.get()
         started = time.perf_counter()
         if self._limiter is not None:
@@ -316,16 +396,14 @@ class Transport:
             try:
                 data = await response.read()
             except (TimeoutError, aiohttp.ClientError) as exc:
-                raise ApiError(0, "", _describe(exc), method=method, path=path) from exc
+                raise _connection_error(exc, method, path) from exc
             finally:
                 response.release()
         finally:
             if observer is not None:
                 elapsed = time.perf_counter() - started
                 observer.request_done(method, self._netloc, code, elapsed)
-        if not 200 <= response.status <= 299:
-            raise _error_of(response.status, data, method, path)
-        return response.status, data
+        return _Answer(response.status, response.headers.get("Retry-After"), data)
 
     @asynccontextmanager
     async def stream(
@@ -337,22 +415,40 @@ class Transport:
         so it must exceed the watch's own ``timeoutSeconds``).
         """
         method = "GET"
-        observer = _observer.get()
+        response = await self._open_stream(path, query, timeout)
         try:
-            response = await self._send(method, path, query, None, JSON, None, read_timeout=timeout)
-        except ApiError:
-            if observer is not None:
-                observer.request_done(method, self._netloc, ERROR_CODE, None)
-            raise
-        if observer is not None:
-            observer.request_done(method, self._netloc, str(response.status), None)
-        try:
-            if not 200 <= response.status <= 299:
-                data = await response.read()
-                raise _error_of(response.status, data, method, path)
             yield _lines(response, method, path)
         finally:
             response.close()
+
+    async def _open_stream(
+        self, path: str, query: Query, timeout: float | None
+    ) -> aiohttp.ClientResponse:
+        """Open a watch, retried as client-go's Request.Watch retries it."""
+
+        async def attempt() -> _Answer:
+            observer = _observer.get()
+            try:
+                response = await self._send(
+                    "GET", path, query, None, JSON, None, read_timeout=timeout
+                )
+            except ApiError:
+                if observer is not None:
+                    observer.request_done("GET", self._netloc, ERROR_CODE, None)
+                raise
+            if observer is not None:
+                observer.request_done("GET", self._netloc, str(response.status), None)
+            if 200 <= response.status <= 299:
+                return _Answer(response.status, None, b"", response)
+            try:
+                data = await response.read()
+            finally:
+                response.close()
+            return _Answer(response.status, response.headers.get("Retry-After"), data)
+
+        answer = await self._retrying("WATCH", path, attempt)
+        assert answer.response is not None
+        return answer.response
 
     async def _send(
         self,
@@ -396,7 +492,7 @@ class Transport:
                 method, url, headers=headers, data=data, timeout=client_timeout, **options
             )
         except (TimeoutError, aiohttp.ClientError, OSError) as exc:
-            raise ApiError(0, "", _describe(exc), method=method, path=path) from exc
+            raise _connection_error(exc, method, path) from exc
         return response
 
 
@@ -439,7 +535,51 @@ async def _lines(response: aiohttp.ClientResponse, method: str, path: str) -> As
             if line:
                 yield line
     except (TimeoutError, aiohttp.ClientError) as exc:
-        raise ApiError(0, "", _describe(exc), method=method, path=path) from exc
+        raise _connection_error(exc, method, path) from exc
+
+
+def _retry_wait(
+    method: str, error: ApiError, retry_after: str | None, attempt: int, max_retries: int
+) -> float | None:
+    """Seconds to wait before sending again after `attempt` tries, or None: client-go's
+    IsNextRetry (rest/with_retry.go) with Do's and Watch's retryable errors (request.go)."""
+    if attempt > max_retries:
+        return None
+    if error.code == 0:  # no answer
+        if method == "GET" and error.network == "eof":
+            return GET_RETRY_AFTER  # Do: net.IsConnectionReset or IsProbableEOF, GETs only
+        if method == "WATCH" and error.network in ("eof", "timeout"):
+            return GET_RETRY_AFTER  # Watch: net.IsProbableEOF or IsTimeout
+        return None
+    # checkWait: a 429 or any 5xx with a Retry-After of whole seconds
+    if error.code != 429 and error.code < 500:
+        return None
+    try:
+        seconds = int((retry_after or "").strip())
+    except ValueError:
+        return None
+    return float(max(0, seconds))
+
+
+def _connection_error(exc: BaseException, method: str, path: str) -> ApiError:
+    """The ApiError (code 0) of a request that got no answer, with what failed."""
+    return ApiError(0, "", _describe(exc), method=method, path=path, network=_network(exc))
+
+
+_RESET = frozenset({errno.ECONNRESET, errno.EPIPE, errno.ECONNABORTED})
+
+
+def _network(exc: BaseException) -> str:
+    if isinstance(exc, TimeoutError):  # aiohttp's ServerTimeoutError included
+        return "timeout"
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        refused = exc.os_error.errno == errno.ECONNREFUSED
+        return "refused" if refused else ""
+    if isinstance(exc, aiohttp.ServerDisconnectedError | aiohttp.ClientPayloadError):
+        return "eof"  # closed before the whole answer came: net.IsProbableEOF
+    if isinstance(exc, OSError) and exc.errno in _RESET:  # ClientOSError included
+        return "eof"  # net.IsConnectionReset
+    return ""
 
 
 def parse_json(data: bytes, status: int, method: str, path: str) -> Any:

@@ -9,7 +9,30 @@ change, none for a write that changes nothing, graceful deletion of bound pods),
 get its defaulting and default admission (`_admission`: the system namespaces and
 PriorityClasses exist from the start, a new Node is tainted
 `node.kubernetes.io/not-ready:NoSchedule`, a pod gets its priority and default tolerations
-and loses the status it was sent). Failures can be injected; every request is recorded.
+and loses the status it was sent). Every request is recorded, and faults can be injected
+(`fail`, below).
+
+Faults. `fail(method, path, ...)` makes the next `times` requests that match misbehave:
+
+- matching: `method` and `path` are shell patterns (`fnmatch`, where `*` also crosses
+  `/`): `fail("POST", "/api/v1/namespaces/*/pods/*/binding", ...)` is every pod's binding,
+  `fail("PATCH", "*/pods/*/status", ...)` every status patch, `"*"` any method. Besides the
+  HTTP method, `method` may name the Kubernetes verb of a GET: `LIST` (a collection without
+  `watch`) or `WATCH`; `GET` matches every GET, as before. The first matching fault with
+  `times` left answers; `times=-1` never runs out.
+- what happens, in this order: `commit=True` serves the request first, so it takes effect
+  (a binding is stored, a pod deleted); then the answer waits `delay` seconds (longer than
+  the client's request timeout, that is a timeout from the client's point of view); then
+  `cut=True` aborts the TCP connection with no answer, else `code` (with `reason`,
+  `message` and, when given, a `Retry-After: <retry_after>` header) is the answer, else the
+  real answer (served now, after the delay, unless `commit` served it already). So:
+  `fail(m, p, 500, "InternalError")` is the old error answer; `fail(m, p, cut=True)` a
+  connection cut before the request took effect; `fail(m, p, cut=True, commit=True)` the
+  mid-bind cut (the binding is stored, the client never hears of it); `fail(m, p,
+  delay=5)` a slow answer whose request still takes effect, late; `fail(m, p, 504,
+  "Timeout", delay=5)` one that never does; `fail("WATCH", p, cut=True, commit=True,
+  delay=1)` a watch that streams for one second and is then cut mid-stream.
+- `fail` returns the `Fault`; its `hits` counts the requests it answered.
 
 The real client code runs against it: kubernetes_asyncio's session, kubesched's transport,
 informers and writes. Tests that want a schedulable Node make it ready as a cluster would
@@ -20,6 +43,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import fnmatch
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -56,12 +80,27 @@ class Recorded:
 
 @dataclass
 class Fault:
+    """One injected fault (`FakeApiServer.fail` documents the fields)."""
+
     method: str
     path: str
-    code: int
-    reason: str
-    message: str
-    times: int
+    code: int = 0
+    reason: str = ""
+    message: str = ""
+    times: int = 1
+    delay: float = 0.0
+    cut: bool = False
+    commit: bool = False
+    retry_after: int | None = None
+    hits: int = 0
+    """Requests this fault answered."""
+
+    def matches(self, method: str, verb: str, path: str) -> bool:
+        if self.times == 0:
+            return False
+        if not (fnmatch.fnmatchcase(method, self.method) or fnmatch.fnmatchcase(verb, self.method)):
+            return False
+        return fnmatch.fnmatchcase(path, self.path)
 
 
 @dataclass
@@ -94,6 +133,10 @@ def status_body(code: int, reason: str, message: str, **details: Any) -> Raw:
 
 def _error(code: int, reason: str, message: str, **details: Any) -> web.Response:
     return web.json_response(status_body(code, reason, message, **details), status=code)
+
+
+def _watching(request: web.Request) -> bool:
+    return request.query.get("watch") in ("true", "1")
 
 
 def _parse_selector(text: str) -> list[tuple[str, str, str]]:
@@ -181,10 +224,33 @@ class FakeApiServer(FakeStore):
         return self.patch(target, body, content_type)
 
     def fail(
-        self, method: str, path: str, code: int, reason: str, message: str = "", times: int = 1
-    ) -> None:
-        """Answer the next `times` requests `method path` with this error."""
-        self.faults.append(Fault(method, path, code, reason, message or reason, times))
+        self,
+        method: str,
+        path: str,
+        code: int = 0,
+        reason: str = "",
+        message: str = "",
+        times: int = 1,
+        *,
+        delay: float = 0.0,
+        cut: bool = False,
+        commit: bool = False,
+        retry_after: int | None = None,
+    ) -> Fault:
+        """Make the next `times` requests matching `method` and `path` (patterns) fail: an
+        error answer `code`, a `delay` before answering, a `cut` connection, before or
+        after (`commit`) the request took effect. The module docstring has the details."""
+        if code and cut:
+            raise ValueError("a fault answers with an error code or cuts the connection, not both")
+        if not (code or cut or delay):
+            raise ValueError("a fault needs an error code, a cut or a delay")
+        if code and not reason:
+            raise ValueError(f"a {code} answer needs its Status reason")
+        fault = Fault(
+            method, path, code, reason, message or reason, times, delay, cut, commit, retry_after
+        )
+        self.faults.append(fault)
+        return fault
 
     def compact(self) -> None:
         """Forget history: watching from any resourceVersion before now is 410 Gone."""
@@ -236,12 +302,41 @@ class FakeApiServer(FakeStore):
             if _matches(snapshot, w.selector):
                 w.queue.put_nowait({"type": kind, "object": snapshot})
 
-    def _fault(self, method: str, path: str) -> web.Response | None:
+    def _fault(self, request: web.Request) -> Fault | None:
+        method, path = request.method, request.path
+        target = parse_path(path)
+        verb = method
+        if method == "GET" and target is not None and target.name is None:
+            verb = "WATCH" if _watching(request) else "LIST"
         for fault in self.faults:
-            if fault.method == method and fault.path == path and fault.times > 0:
-                fault.times -= 1
-                return _error(fault.code, fault.reason, fault.message)
+            if fault.matches(method, verb, path):
+                fault.times -= 1 if fault.times > 0 else 0
+                fault.hits += 1
+                return fault
         return None
+
+    async def _faulty(
+        self, request: web.Request, fault: Fault, serve: Callable[[], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
+        """Answer `request` as `fault` says (the order is the module docstring's)."""
+        served: web.StreamResponse | None = None
+        if fault.commit:
+            if _watching(request):
+                # a watch that streams for `delay` seconds, then is cut or ended
+                return await self._serve_watch_for(request, fault)
+            served = await serve()
+        if fault.delay:
+            await asyncio.sleep(fault.delay)
+        if fault.cut:
+            if request.transport is not None:
+                request.transport.abort()
+            return web.Response()  # never sent: the connection is gone
+        if fault.code:
+            headers = {} if fault.retry_after is None else {"Retry-After": str(fault.retry_after)}
+            response = _error(fault.code, fault.reason, fault.message)
+            response.headers.update(headers)
+            return response
+        return served if served is not None else await serve()
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         body: Any = None
@@ -262,16 +357,27 @@ class FakeApiServer(FakeStore):
                 request.headers.get("Accept", ""),
             )
         )
-        injected = self._fault(request.method, request.path)
-        if injected is not None:
-            return injected
+
+        async def serve() -> web.StreamResponse:
+            target = parse_path(request.path)
+            if target is None or target.resource in self.not_served:
+                return _error(404, "NotFound", "the server could not find the requested resource")
+            try:
+                return await self._serve(request, target, query, body)
+            except ApiStatusError as exc:
+                return _error(exc.code, exc.reason, exc.message, **exc.details)
+
+        fault = self._fault(request)
+        if fault is not None:
+            return await self._faulty(request, fault, serve)
+        return await serve()
+
+    async def _serve_watch_for(self, request: web.Request, fault: Fault) -> web.StreamResponse:
         target = parse_path(request.path)
-        if target is None or target.resource in self.not_served:
-            return _error(404, "NotFound", "the server could not find the requested resource")
-        try:
-            return await self._serve(request, target, query, body)
-        except ApiStatusError as exc:
-            return _error(exc.code, exc.reason, exc.message, **exc.details)
+        assert target is not None
+        return await self._watch(
+            request, target, dict(request.query), end_after=fault.delay, abort=fault.cut
+        )
 
     async def _serve(
         self, request: web.Request, target: Target, query: dict[str, str], body: Any
@@ -345,8 +451,17 @@ class FakeApiServer(FakeStore):
         return web.json_response({"kind": "List", "metadata": meta, "items": items[offset:end]})
 
     async def _watch(
-        self, request: web.Request, target: Target, query: dict[str, str]
+        self,
+        request: web.Request,
+        target: Target,
+        query: dict[str, str],
+        *,
+        end_after: float | None = None,
+        abort: bool = False,
     ) -> web.StreamResponse:
+        """Stream events from the query's resourceVersion until `timeoutSeconds`, a
+        `drop_watches`, or (a fault) `end_after` seconds, then ended or, with `abort`,
+        cut."""
         since = int(query.get("resourceVersion") or 0)
         if since < self.min_rv and self.gone_as_http:
             return _error(410, "Expired", f"too old resource version: {since} ({self.min_rv})")
@@ -379,16 +494,22 @@ class FakeApiServer(FakeStore):
                     event = {"type": kind, "object": obj}
                     await response.write(json.dumps(event).encode() + b"\n")
             timeout = float(query.get("timeoutSeconds") or 3600)
+            if end_after is not None:
+                timeout = min(timeout, end_after)
             loop = asyncio.get_running_loop()
             deadline = loop.time() + timeout
             while True:
                 remaining = deadline - loop.time()
                 if remaining <= 0:
+                    if abort:
+                        assert request.transport is not None
+                        request.transport.abort()
+                        return response
                     break
                 try:
                     item = await asyncio.wait_for(watcher.queue.get(), remaining)
                 except TimeoutError:
-                    break
+                    continue  # the deadline passed: ended or cut above
                 if item is _CLOSE:
                     break
                 if item is _ABORT:
