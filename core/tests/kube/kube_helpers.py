@@ -286,6 +286,7 @@ def replica(
     port: int | None = None,
     config: ResolvedConfig | None = None,
     plugins: Mapping[str, type[Plugin]] | None = None,
+    shutdown_grace_period: float = 5.0,
 ) -> Runner:
     """A `kubesched run` replica in this process with short leader-election times (lease
     1 s, renew 0.5 s, retry 0.2 s) on the Lease kube-system/kubesched, its requests sent
@@ -306,7 +307,7 @@ def replica(
         elector=elector,
         hooks=make_plugin_manager(load_entrypoints=False),
         port=port,
-        shutdown_grace_period=5.0,
+        shutdown_grace_period=shutdown_grace_period,
     )
 
 
