@@ -72,7 +72,7 @@ def test_a_binding_cut_or_timed_out_is_undone_retried_and_bound_once(fault: str)
             async with scheduling(server) as (cluster, sched):
                 cluster.transport.request_timeout = TIMEOUT
                 await eventually(lambda: "a" in bound_nodes(server), "a bound", 15)
-                await eventually(lambda: cluster_has_a_bound(cluster), "the informer saw it")
+                await eventually(lambda: cluster_sees_bound(cluster, "a"), "the informer saw it")
                 await eventually(lambda: idle(sched), "nothing queued or assumed")
                 first = bound_nodes(server)["a"]
                 # a pod that fits only where a is not: a's node is full in the cache
@@ -97,8 +97,9 @@ def test_a_binding_cut_or_timed_out_is_undone_retried_and_bound_once(fault: str)
     run(scenario, timeout=40)
 
 
-def cluster_has_a_bound(cluster: KubeCluster) -> bool:
-    pod = cluster.get("Pod", "a", "default")
+def cluster_sees_bound(cluster: KubeCluster, name: str) -> bool:
+    """The scheduler's informer has the pod bound."""
+    pod = cluster.get("Pod", name, "default")
     return pod is not None and bool(pod.spec.node_name)
 
 
@@ -120,7 +121,7 @@ def test_a_retry_after_a_committed_binding_gets_409_already_assigned() -> None:
                     "the retry was sent",
                     15,
                 )
-                await eventually(lambda: cluster_has_a_bound(cluster), "the update came", 15)
+                await eventually(lambda: cluster_sees_bound(cluster, "a"), "the update came", 15)
                 await eventually(lambda: idle(sched), "nothing queued or assumed")
                 check_cache_is_the_cluster(sched, server)
             assert bound_nodes(server) == {"a": "n1"}
