@@ -24,8 +24,8 @@ FRAMEWORK_API = {
     "QueuedPodInfo", "QueueingHint",
     "QueueingHintFn", "ReservePlugin", "Resource", "RowMask", "RowScores", "Rows",
     "ScorePlugin", "Snapshot", "StateData",
-    "StateNotFoundError", "Status", "WaitingPod", "extension_points_of", "is_success",
-    "next_generation",
+    "StateNotFoundError", "Status", "StatusBuilder", "WaitingPod", "extension_points_of",
+    "is_success", "mask_is_exact", "next_generation",
 }  # fmt: skip
 
 

@@ -28,6 +28,8 @@ from kubesched.framework import (
     FilterPlugin,
     NodeInfo,
     PodInfo,
+    PreFilterPlugin,
+    PreFilterResult,
     Snapshot,
     Status,
 )
@@ -106,19 +108,57 @@ class Nominator:
     def has_nominated_pods(self) -> bool:
         return any(self.by_node.values())
 
+    def nodes_with_nominated_pods(self) -> set[str]:
+        return {name for name, pods in self.by_node.items() if pods}
+
 
 def table_plugin(name: str, table: dict[str, str], batch: bool, crowded: int | None) -> type:
     base = BatchTableFilter if batch else TableFilter
     return type(name, (base,), {"name": name, "table": table, "crowded": crowded})
 
 
+HIGH = PodInfo(make_pod("high").priority(10).obj())
+
+
+class Extended(PreFilterPlugin):
+    """A PreFilter plugin with AddPod/RemovePod extensions: records (pod, node) added."""
+
+    name: ClassVar[str] = "Extended"
+    added: ClassVar[list[tuple[str, str]]] = []
+
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status | None]:
+        return None, None
+
+    def pre_filter_extensions(self) -> Extended:
+        return self
+
+    def add_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo, node_info: NodeInfo
+    ) -> Status | None:
+        self.added.append((pod_info_to_add.pod.metadata.name, node_info.name))
+        return None
+
+    def remove_pod(
+        self,
+        state: CycleState,
+        pod_to_schedule: Pod,
+        pod_info_to_remove: PodInfo,
+        node_info: NodeInfo,
+    ) -> Status | None:
+        return None
+
+
 def framework(
-    filters: Sequence[type[FilterPlugin]],
+    filters: Sequence[type[Any]],
     infos: Sequence[NodeInfo],
     nominator: Nominator | None = None,
 ) -> Framework:
     classes: dict[str, type[Any]] = {p.name: p for p in filters}
-    spec = ResolvedProfile("s", {"Filter": [p.name for p in filters]}, {}, {})
+    points = {"Filter": [p.name for p in filters if issubclass(p, FilterPlugin)]}
+    points["PreFilter"] = [p.name for p in filters if issubclass(p, PreFilterPlugin)]
+    spec = ResolvedProfile("s", points, {}, {})
     return Framework(
         spec,
         classes,
@@ -279,5 +319,24 @@ def test_nodes_with_nominated_pods_are_filtered_with_them() -> None:
         (Code.Success, "", ""),
         (Code.Success, "", ""),
     ]
-    # n0 and n2 through the per-node path, n1 alone through filter_nodes
+    # no PreFilter extension runs: the nominated nodes' passes in one call each (n0 with
+    # its pod, then n2 without: its pod does not count), n1 alone through filter_nodes
+    assert sorted(CALLS) == [("filter_nodes", "Crowded", 1)] * 3
+
+
+def test_nominated_nodes_are_filtered_one_by_one_when_a_pre_filter_extension_runs() -> None:
+    infos = node_infos(3)
+    crowded = table_plugin("Crowded", {}, True, 1)
+    fwk = framework([crowded, Extended], infos, Nominator({"n0": [HIGH], "n2": [HIGH]}))
+    pod = make_pod("p").priority(5).obj()
+    CALLS.clear()
+    Extended.added.clear()
+    got = fwk.run_filter_plugins_on_nodes(CycleState(), pod, infos)
+    assert answers(got) == [
+        (Code.Unschedulable, "Crowded: crowded", "Crowded"),
+        (Code.Success, "", ""),
+        (Code.Unschedulable, "Crowded: crowded", "Crowded"),
+    ]
+    # the AddPod extension saw each nominated pod on its node's own copy of the state
+    assert Extended.added == [("high", "n0"), ("high", "n2")]
     assert sorted(CALLS) == [("filter", "Crowded", 1)] * 2 + [("filter_nodes", "Crowded", 1)]

@@ -103,6 +103,19 @@ class ArrayTable(Table):
         return np.array(ok, np.bool_) & (columns.pod_count[rows] < self.crowded)
 
 
+class ExactArrayTable(ArrayTable):
+    """An exact mask (`filter_mask_exact`): its table holds rejections only (no Pending,
+    Error or raise) and `over` is empty, so every row it rejects, `filter` rejects. Counts
+    the nodes `filter` is asked about."""
+
+    filter_mask_exact: ClassVar[bool] = True
+    asked: ClassVar[list[str]] = []
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        self.asked.append(node_info.name)
+        return super().filter(state, pod, node_info)
+
+
 class Narrow(PreFilterPlugin):
     """PreFilter: narrows the cycle to `names` (None: every node) and skips `skip`'s Filter."""
 
@@ -136,6 +149,9 @@ class Nominator:
     def has_nominated_pods(self) -> bool:
         return any(self.by_node.values())
 
+    def nodes_with_nominated_pods(self) -> set[str]:
+        return {name for name, pods in self.by_node.items() if pods}
+
 
 @dataclass
 class Search:
@@ -148,6 +164,7 @@ class Search:
 
 
 VERDICTS = ("unschedulable", "unresolvable", "pending")
+EXACT_VERDICTS = ("unschedulable", "unresolvable")
 FAULTS = ("error", "raise")
 
 
@@ -163,18 +180,19 @@ def searches(draw: st.DrawFn) -> Search:
     plugins: list[type[Any]] = []
     tables: list[type[Table]] = []
     for k in range(draw(st.integers(0, 3))):
+        base: type[Table] = draw(st.sampled_from([Table, BatchTable, ArrayTable, ExactArrayTable]))
+        exact = base is ExactArrayTable
         reject = draw(st.sampled_from([0.0, 0.1, 0.5, 0.95, 1.0]))
-        fault = draw(st.sampled_from([0.0, 0.0, 0.002, 0.02]))
+        fault = 0.0 if exact else draw(st.sampled_from([0.0, 0.0, 0.002, 0.02]))
         table: dict[str, str] = {}
         for name in names:
             x = rng.random()
             if x < fault:
                 table[name] = rng.choice(FAULTS)
             elif x < fault + reject:
-                table[name] = rng.choice(VERDICTS)
-        base: type[Table] = draw(st.sampled_from([Table, BatchTable, ArrayTable]))
+                table[name] = rng.choice(EXACT_VERDICTS if exact else VERDICTS)
         crowded = draw(st.sampled_from([1_000, 1]))
-        over = frozenset(n for n in names if rng.random() < 0.1)
+        over = frozenset() if exact else frozenset(n for n in names if rng.random() < 0.1)
         attrs = {"name": f"T{k}", "table": table, "crowded": crowded, "over": over}
         tables.append(type(f"T{k}", (base,), attrs))
     narrowed = draw(st.booleans())
@@ -355,3 +373,90 @@ def test_wrapped_chunks_follow_the_round_robin_order() -> None:
                     assert len(chunk) == min(size, n - len(got))
                     got += chunk.tolist()
                 assert got == want[: len(got)]
+
+
+def exact_search(
+    count: int, table: dict[str, str], *, broken: frozenset[str] = frozenset()
+) -> Search:
+    """`count` nodes, one ExactArrayTable "T" (asked: a fresh list) scored by Zero; its
+    mask also rejects the nodes in `broken`, which `filter` passes (a broken promise)."""
+    infos = [
+        NodeInfo(make_node(f"n{i}").alloc(cpu="4", memory="8Gi", pods=10).obj())
+        for i in range(count)
+    ]
+
+    def filter_mask(
+        self: Table, state: CycleState, pod: Pod, columns: NodeColumns, rows: Rows
+    ) -> RowMask:
+        names = [columns.names[r] for r in rows.tolist()]
+        return np.array([table.get(n) is None and n not in broken for n in names], np.bool_)
+
+    attrs = {"name": "T", "table": table, "asked": [], "filter_mask": filter_mask}
+    plugin = type("T", (ExactArrayTable,), attrs)
+    return Search(infos, [plugin, Zero], {}, None, 0, make_pod("p").obj())
+
+
+def fast_search(search: Search) -> tuple[Sequence[NodeInfo], Diagnosis]:
+    fwk = framework(search)
+    algorithm = SchedulingAlgorithm(fwk.snapshot, random.Random(0), search.pct, True)
+    return algorithm.find_nodes_that_fit_pod(fwk, CycleState(), search.pod)
+
+
+def test_a_placed_pod_asks_filter_about_no_row_an_exact_mask_rejected() -> None:
+    search = exact_search(200, {f"n{i}": "unschedulable" for i in range(0, 100, 2)})
+    asked: list[str] = search.plugins[0].asked
+    feasible, diagnosis = fast_search(search)
+    assert len(feasible) == 100 and feasible[-1].name == "n149"
+    # rejected: the 50 even nodes before n100, listed and their plugin known, not built
+    assert len(diagnosis.node_to_status) == 50 and "n98" in diagnosis.node_to_status
+    assert diagnosis.unschedulable_plugins == {"T"} and asked == []
+    # read, they are built in one go, and are what the node-by-node search gives
+    assert diagnosis.node_to_status.get("n0").message() == "T says no"
+    assert asked == [f"n{i}" for i in range(0, 100, 2)]
+    assert run(search, batch=True, fast_path=True) == run(search, batch=False)
+
+
+def test_an_unschedulable_pod_gets_its_deferred_statuses_before_the_search_returns() -> None:
+    table = {f"n{i}": "unresolvable" if i % 3 else "unschedulable" for i in range(40)}
+    search = exact_search(40, table)
+    asked: list[str] = search.plugins[0].asked
+    feasible, diagnosis = fast_search(search)
+    assert list(feasible) == [] and len(asked) == 40
+    assert diagnosis.node_to_status.get("n3").code is Code.Unschedulable
+    assert diagnosis.node_to_status.get("n4").code is Code.UnschedulableAndUnresolvable
+    assert run(search, batch=True, fast_path=True) == run(search, batch=False)
+
+
+def test_with_nominated_pods_deferred_and_per_node_statuses_keep_the_walk_order() -> None:
+    table = {f"n{i}": "unschedulable" for i in range(30) if i not in (4, 9)}
+    search = exact_search(30, table)
+    # n4 and n9 pass the mask but hold a nominated pod of higher priority: crowded there
+    search.plugins[0].crowded = 1
+    search.nominated = {
+        name: [PodInfo(make_pod(f"nom-{name}").priority(5).obj())] for name in ("n4", "n9", "n20")
+    }
+    reference = run(search, batch=False)
+    assert run(search, batch=True, fast_path=True) == reference
+    statuses = reference[0][1]
+    assert [s[0] for s in statuses] == [f"n{i}" for i in range(30)]
+    # the nominated nodes' statuses (the pass with their pods) among the mask's, in order
+    assert [s[2] for s in statuses[3:6]] == ["T says no", "T: crowded", "T says no"]
+    assert statuses[20][2] == "T: crowded" and statuses[21][2] == "T says no"
+
+
+def test_an_exact_mask_rejecting_a_node_filter_passes_is_an_error_for_an_unschedulable_pod() -> (
+    None
+):
+    search = exact_search(
+        10, {f"n{i}": "unschedulable" for i in range(9)}, broken=frozenset({"n9"})
+    )
+    outcome = run(search, batch=True, fast_path=True)
+    assert outcome[0] == (
+        "error",
+        Code.Error,
+        '"T" filter_mask rejected node n9, where its Filter answers Success '
+        "(filter_mask_exact promises a rejection)",
+        "T",
+    )
+    # node by node, n9 is feasible
+    assert run(search, batch=False)[0][0] == ["n9"]

@@ -54,6 +54,7 @@ from kubesched.framework._interface import (
     ScorePlugin,
     WaitingPod,
     extension_points_of,
+    mask_is_exact,
 )
 from kubesched.framework._node_info import (
     HostPortInfo,
@@ -70,6 +71,7 @@ from kubesched.framework._results import (
     NominatingMode,
     PostFilterResult,
     PreFilterResult,
+    StatusBuilder,
 )
 from kubesched.framework._snapshot import NodeColumns, Snapshot
 from kubesched.framework._status import Code, Status, is_success
@@ -143,8 +145,10 @@ __all__ = [
     "StateData",
     "StateNotFoundError",
     "Status",
+    "StatusBuilder",
     "WaitingPod",
     "extension_points_of",
     "is_success",
+    "mask_is_exact",
     "next_generation",
 ]

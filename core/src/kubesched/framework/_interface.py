@@ -91,6 +91,7 @@ __all__ = [
     "ScorePlugin",
     "WaitingPod",
     "extension_points_of",
+    "mask_is_exact",
 ]
 
 MAX_NODE_SCORE = 100
@@ -286,9 +287,11 @@ class BatchFilterPlugin(Protocol):
     Filter must be pure (as upstream requires), so the framework may ask about a few nodes
     beyond those it ends up using; their answers are discarded. When `filter_nodes` raises,
     the framework asks `filter` node by node for that call instead, so where `filter` would
-    raise on a node, `filter_nodes` should raise too. Nodes with nominated pods, the
-    nominated-node shortcut, explanations and `Handle.run_filter_plugins` keep calling
-    `filter`. The conformance kit checks the two agree.
+    raise on a node, `filter_nodes` should raise too. The nodes given may be copies that
+    are not the snapshot's (a node with its nominated pods added, when no PreFilter
+    extension runs in the cycle). The nominated-node shortcut, explanations and
+    `Handle.run_filter_plugins` keep calling `filter`. The conformance kit checks the two
+    agree.
     """
 
     def filter_nodes(
@@ -314,11 +317,24 @@ class ArrayFilterPlugin(Protocol):
     shortcut, explanations, preemption's dry runs and `Handle.run_filter_plugins` keep
     calling `filter`, as does the per-node path (`--no-fast-path`, KUBESCHED_FAST_PATH=0).
     The conformance kit checks that mask and `filter` agree on generated clusters.
+
+    A plugin whose mask never rejects more than `filter` does may say so with a class
+    attribute `filter_mask_exact = True` (`mask_is_exact`): every row it answers False,
+    `filter` rejects with Unschedulable or UnschedulableAndUnresolvable (never Pending,
+    an Error or a raise). The framework then calls `filter` on those rows only when their
+    statuses are read (`NodeToStatus.defer`): for an unschedulable pod's diagnosis, not
+    for a pod the search places. The conformance kit checks that promise too.
     """
 
     def filter_mask(
         self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Rows
     ) -> RowMask: ...
+
+
+def mask_is_exact(plugin: object) -> bool:
+    """Whether an ArrayFilterPlugin's `filter_mask` rejects only what `filter` rejects (its
+    class sets `filter_mask_exact = True`)."""
+    return getattr(plugin, "filter_mask_exact", False) is True
 
 
 @runtime_checkable

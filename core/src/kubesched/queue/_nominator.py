@@ -8,6 +8,8 @@ Upstream: pkg/scheduler/backend/queue/nominator.go.
 
 from __future__ import annotations
 
+from collections.abc import KeysView
+
 from kubesched.api import Pod
 from kubesched.framework import NominatingInfo, NominatingMode, PodInfo
 
@@ -67,6 +69,12 @@ class Nominator:
     def has_nominated_pods(self) -> bool:
         """Whether any pod is nominated anywhere (a cheap check before per-node lookups)."""
         return bool(self._by_node)
+
+    def nodes_with_nominated_pods(self) -> KeysView[str]:
+        """The names of the nodes some pod is nominated to, in one call (a live view: read
+        it at once, do not keep it). The fast path's Filter takes these nodes one by one
+        with their nominated pods and the others as arrays."""
+        return self._by_node.keys()
 
     def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
         """A new list (safe to keep) of the pods nominated to `node_name`."""

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, KeysView, Mapping, Sequence
 from typing import Final
 
 from kubesched.api import Pod
@@ -393,6 +393,9 @@ class SchedulingQueue:
 
     def has_nominated_pods(self) -> bool:
         return self._nominator.has_nominated_pods()
+
+    def nodes_with_nominated_pods(self) -> KeysView[str]:
+        return self._nominator.nodes_with_nominated_pods()
 
     # -- internals ----------------------------------------------------------------------------
     def _find(self, uid: str) -> QueuedPodInfo | None:

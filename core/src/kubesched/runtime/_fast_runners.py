@@ -13,6 +13,7 @@ plugin in profile order (upstream framework.go RunFilterPlugins / RunScorePlugin
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
@@ -33,6 +34,7 @@ from kubesched.framework import (
     ScorePlugin,
     Snapshot,
     Status,
+    mask_is_exact,
 )
 from kubesched.runtime._plugin_status import invalid_score, raised, wrap_error
 
@@ -83,9 +85,9 @@ class FastRunners:
     ) -> list[Status | None]:
         raise NotImplementedError  # FilterRunners'
 
-    def run_filter_plugins_with_nominated_pods(
-        self, state: CycleState, pod: Pod, node_info: NodeInfo
-    ) -> Status:
+    def filter_nodes_with_nominated_pods(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> list[Status]:
         raise NotImplementedError  # FilterRunners'
 
     def _score_one_plugin(
@@ -94,7 +96,7 @@ class FastRunners:
         raise NotImplementedError  # ScoreRunners'
 
     def filter_rows(
-        self, state: CycleState, pod: Pod, rows: Rows, nominated: Sequence[bool] | None = None
+        self, state: CycleState, pod: Pod, rows: Rows, nominated: RowMask | None = None
     ) -> tuple[RowMask, dict[int, Status]]:
         """`run_filter_plugins_on_nodes` for the snapshot's nodes at `rows`: which pass
         (the mask) and, by position in `rows`, the status of each that does not.
@@ -103,23 +105,41 @@ class FastRunners:
         through: its mask when it has an array form (and `filter` on the rows it rejects,
         for their statuses), else its batch form or `filter` on each. Rows flagged in
         `nominated` (nodes with nominated pods) take the per-node path with those pods."""
+        passed, rejected, _ = self.filter_rows_deferring(state, pod, rows, nominated, defer=False)
+        return passed, rejected
+
+    def filter_rows_deferring(
+        self,
+        state: CycleState,
+        pod: Pod,
+        rows: Rows,
+        nominated: RowMask | None = None,
+        defer: bool = True,
+    ) -> tuple[RowMask, dict[int, Status], npt.NDArray[np.intp] | None]:
+        """`filter_rows`, leaving out the statuses of the rows an exact mask rejected
+        (`mask_is_exact`; with `defer`): the third answer gives, by position in `rows`,
+        the index in `filter_plugins` of the plugin that rejected such a row, -1 for the
+        others (None when no row was left out); `deferred_statuses` builds them."""
         infos = self.snapshot.node_info_list
         passed = np.ones(len(rows), np.bool_)
         rejected: dict[int, Status] = {}
+        deferred: npt.NDArray[np.intp] | None = None
         live = np.arange(len(rows))  # positions in `rows` still to filter
         live_rows = rows
-        if nominated is not None:
-            flagged = np.fromiter(nominated, np.bool_, len(rows))
-            for i in np.flatnonzero(flagged).tolist():
-                s = self.run_filter_plugins_with_nominated_pods(state, pod, infos[rows[i]])
+        if nominated is not None and nominated.any():
+            at = np.flatnonzero(nominated).tolist()
+            nodes = [infos[r] for r in rows[at].tolist()]
+            for i, s in zip(
+                at, self.filter_nodes_with_nominated_pods(state, pod, nodes), strict=True
+            ):
                 if s.code is not Code.Success:
                     passed[i] = False
                     rejected[i] = s
-            live = live[~flagged]
+            live = live[~nominated]
             live_rows = rows[live]
         skip = state.skip_filter_plugins
         columns: NodeColumns | None = None
-        for p in self.filter_plugins:
+        for index, p in enumerate(self.filter_plugins):
             if not live.size:
                 break
             if skip and p.name in skip:
@@ -132,6 +152,16 @@ class FastRunners:
                 mask = _mask_of(array_filter, state, pod, columns, live_rows)
             if mask is not None:
                 if mask.all():
+                    continue
+                if defer and p.name in self._exact_masks:
+                    # certain rejections: their statuses wait until read
+                    out_at = live[~mask]
+                    passed[out_at] = False
+                    if deferred is None:
+                        deferred = np.full(len(rows), -1, np.intp)
+                    deferred[out_at] = index
+                    live = live[mask]
+                    live_rows = live_rows[mask]
                     continue
                 out = np.flatnonzero(~mask)
                 # the statuses of the rows it rejects, in one call when it has a batch form
@@ -151,14 +181,49 @@ class FastRunners:
                 i = int(live[j])
                 keep[j] = False
                 passed[i] = False
-                if answer.is_rejected:
-                    rejected[i] = answer.with_plugin(p.name)
-                else:
-                    msg = f'running "{p.name}" filter plugin'
-                    rejected[i] = wrap_error(msg, p.name, answer)
+                rejected[i] = _attributed(p.name, answer)
             live = live[keep]
             live_rows = live_rows[keep]
-        return passed, rejected
+        return passed, rejected, deferred
+
+    @cached_property
+    def _exact_masks(self) -> frozenset[str]:
+        """The Filter plugins whose array form rejects only what `filter` rejects."""
+        exact = [p.name for p in self.filter_plugins if mask_is_exact(p)]
+        return frozenset(name for name in exact if name in self._array_filters)
+
+    def deferred_statuses(
+        self, index: int, state: CycleState, pod: Pod, node_names: list[str]
+    ) -> list[Status]:
+        """The statuses `filter_rows_deferring` left out: `filter` of the plugin at
+        `index` in `filter_plugins` on each named node, attributed as the per-node runner
+        does. An answer that is not a rejection of the kind `mask_is_exact` promises
+        becomes an Error naming the plugin, so the search reports the broken promise
+        rather than a rejection that did not happen."""
+        p = self.filter_plugins[index]
+        snapshot = self.snapshot
+        nodes: list[NodeInfo] = []
+        for name in node_names:
+            info = snapshot.get(name)
+            if info is None:
+                raise LookupError(f"node {name} left the snapshot before its status was built")
+            nodes.append(info)
+        answers = self._filter_one_plugin(p, state, pod, nodes)
+        out: list[Status] = []
+        for name, answer in zip(node_names, answers, strict=True):
+            if answer is not None and answer.is_rejected and answer.code is not Code.Pending:
+                out.append(answer.with_plugin(p.name))
+            elif answer is not None and answer.code is Code.Error:
+                out.append(_attributed(p.name, answer))
+            else:
+                said = "Success" if answer is None else answer.code.name
+                out.append(
+                    Status.as_error(
+                        f'"{p.name}" filter_mask rejected node {name}, where its Filter '
+                        f"answers {said} (filter_mask_exact promises a rejection)"
+                    ).with_plugin(p.name)
+                )
+        return out
 
     def score_rows(
         self, state: CycleState, pod: Pod, rows: Rows
@@ -253,6 +318,14 @@ class FastRunners:
         if s is not None and not s.is_success:
             return values, _normalize_failed(p.name, s)
         return [ns.score for ns in scores], None
+
+
+def _attributed(name: str, answer: Status) -> Status:
+    """A Filter plugin's failing answer as the per-node runner gives it: a rejection
+    naming the plugin, an Error wrapped with it."""
+    if answer.is_rejected:
+        return answer.with_plugin(name)
+    return wrap_error(f'running "{name}" filter plugin', name, answer)
 
 
 def _normalize_failed(name: str, s: Status) -> Status:

@@ -4,7 +4,7 @@ RunFilterPluginsWithNominatedPods)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Sequence
+from collections.abc import Callable, Collection, Container, Sequence
 from typing import Protocol
 
 from kubesched.api import Pod
@@ -14,6 +14,7 @@ from kubesched.framework import (
     FilterPlugin,
     NodeInfo,
     PodInfo,
+    PreFilterPlugin,
     Status,
 )
 from kubesched.runtime._plugin_status import SUCCESS, raised, wrap_error
@@ -31,11 +32,16 @@ class PodNominator(Protocol):
 
     def has_nominated_pods(self) -> bool: ...
 
+    def nodes_with_nominated_pods(self) -> Collection[str]:
+        """The names of the nodes some pod is nominated to (read at once, not kept)."""
+        ...
+
 
 class FilterRunners:
     """Mixed into Framework, which sets the attributes below."""
 
     filter_plugins: list[FilterPlugin]
+    pre_filter_plugins: list[PreFilterPlugin]
     nominator: PodNominator | None
     _batch_filters: dict[str, _FilterNodes]
 
@@ -96,17 +102,57 @@ class FilterRunners:
         path. Every node is evaluated: the caller decides which answers count."""
         nominator = self.nominator
         if nominator is not None and nominator.has_nominated_pods():
-            nominated = [bool(nominator.nominated_pods_for_node(n.name)) for n in nodes]
+            names = nominator.nodes_with_nominated_pods()
+            nominated = [n.name in names for n in nodes]
             if any(nominated):
+                flagged = [n for n, has in zip(nodes, nominated, strict=True) if has]
                 others = [n for n, has in zip(nodes, nominated, strict=True) if not has]
+                with_pods = iter(self.filter_nodes_with_nominated_pods(state, pod, flagged))
                 batched = iter(self._filter_nodes_batched(state, pod, others))
-                return [
-                    self.run_filter_plugins_with_nominated_pods(state, pod, n)
-                    if has
-                    else next(batched)
-                    for n, has in zip(nodes, nominated, strict=True)
-                ]
+                return [next(with_pods) if has else next(batched) for has in nominated]
         return self._filter_nodes_batched(state, pod, nodes)
+
+    def filter_nodes_with_nominated_pods(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> list[Status]:
+        """`run_filter_plugins_with_nominated_pods` of each node, in the order given.
+
+        When no PreFilter extension runs this cycle (no plugin that ran PreFilter has
+        AddPod/RemovePod), adding the nominated pods leaves the cycle state as it is: each
+        pass then takes one call per plugin for all the nodes (the first on copies of the
+        nodes with their pods added, the second on the nodes that passed it or had none
+        added), and the state is not copied per node. Otherwise node by node."""
+        if self._pre_filter_extensions_run(state):
+            return [self.run_filter_plugins_with_nominated_pods(state, pod, n) for n in nodes]
+        out: list[Status] = [SUCCESS] * len(nodes)
+        added_at: list[int] = []
+        added: list[NodeInfo] = []
+        for i, info in enumerate(nodes):
+            counted = self.nominated_pods_to_add(pod, info)
+            if counted:
+                # upstream addGENominatedPods: a copy with the pods, AddPod extensions (none
+                # here) on a copy of the state (unchanged, so shared: Filter does not write)
+                copy = info.clone()
+                for pi in counted:
+                    copy.add_pod_info(pi)
+                added_at.append(i)
+                added.append(copy)
+        for i, status in zip(added_at, self._filter_nodes_batched(state, pod, added), strict=True):
+            out[i] = status
+        again = [i for i, status in enumerate(out) if status.is_success]
+        plain = self._filter_nodes_batched(state, pod, [nodes[i] for i in again])
+        for i, status in zip(again, plain, strict=True):
+            out[i] = status
+        return out
+
+    def _pre_filter_extensions_run(self, state: CycleState) -> bool:
+        """Whether adding or removing a pod runs some PreFilter extension this cycle (as
+        `run_pre_filter_extension_add_pod` does: plugins not skipped, with extensions)."""
+        skip = state.skip_filter_plugins
+        return any(
+            p.name not in skip and p.pre_filter_extensions() is not None
+            for p in self.pre_filter_plugins
+        )
 
     def _filter_nodes_batched(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]

@@ -25,9 +25,11 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import overload
 
 import numpy as np
+import numpy.typing as npt
 
 from kubesched.api import Pod
 from kubesched.features import FAST_PATH_ENV, fast_path_enabled
@@ -38,9 +40,11 @@ from kubesched.framework import (
     FitError,
     NodeInfo,
     NodeToStatus,
+    RowMask,
     Rows,
     Snapshot,
     Status,
+    StatusBuilder,
 )
 from kubesched.runtime import Framework, NodePluginScores, RowScoring, recorder_of
 
@@ -175,6 +179,8 @@ class SchedulingAlgorithm:
         feasible: Sequence[NodeInfo] = []
         try:
             feasible = self._find_nodes_that_pass_filters(fwk, state, pod, diagnosis, nodes)
+            if not feasible:
+                _build_deferred(diagnosis.node_to_status)
         finally:
             # always advance the round-robin start, even when a plugin failed
             processed = len(feasible) + len(diagnosis.node_to_status)
@@ -234,45 +240,93 @@ class SchedulingAlgorithm:
         to_find: int,
     ) -> RowNodes:
         """`_filter_by_chunks` on the snapshot's rows (the fast path): the same chunks,
-        walk and stopping rules, the chunk's answers from `Framework.filter_rows`. Keeps
-        the feasible rows for Score."""
+        walk and stopping rules, the chunk's answers from `Framework.filter_rows_deferring`.
+        The statuses an exact mask gave are deferred (built when the diagnosis is read).
+        Keeps the feasible rows for Score."""
         n = len(rows)
-        infos = self.snapshot.node_info_list
         found: list[Rows] = []
         count = 0
-        statuses: NodeToStatus = diagnosis.node_to_status
-        nominator = fwk.nominator
-        check_nominated = nominator is not None and nominator.has_nominated_pods()
+        nominated = self._nominated_rows(fwk)
+        builders: dict[int, StatusBuilder] = {}
         done = 0
         while done < n:
             chunk = _wrapped(rows, start, done, max(to_find - count, FILTER_CHUNK_MIN))
             done += len(chunk)
-            nominated = None
-            if check_nominated and nominator is not None:
-                nominated = [
-                    bool(nominator.nominated_pods_for_node(infos[r].name)) for r in chunk.tolist()
-                ]
-            passed, rejected = fwk.filter_rows(state, pod, chunk, nominated)
-            failed = np.flatnonzero(~passed).tolist() if rejected else []
-            passed_from = 0
-            for i in [*failed, len(chunk)]:
-                # chunk[passed_from:i] passed: take what is still wanted
-                wanted = to_find - count
-                if i - passed_from >= wanted:
-                    found.append(chunk[passed_from : passed_from + wanted])
-                    return self._feasible(found)
-                found.append(chunk[passed_from:i])
-                count += i - passed_from
-                if i == len(chunk):
-                    break
-                status = rejected[i]
-                if not status.is_rejected:
-                    self._feasible(found)
-                    raise StatusError(status)
-                statuses.set(infos[chunk[i]].name, status)
-                diagnosis.add_plugin_status(status)
-                passed_from = i + 1
+            passed, rejected, deferred = fwk.filter_rows_deferring(
+                state, pod, chunk, None if nominated is None else nominated[chunk]
+            )
+            wanted = to_find - count
+            passing = np.flatnonzero(passed)
+            # the walk ends after the wanted-th feasible row, or at the chunk's end
+            enough = len(passing) >= wanted
+            cut = int(passing[wanted - 1]) + 1 if enough else len(chunk)
+            # an Error before that aborts the cycle, after the rejections before it
+            errors = [i for i, s in rejected.items() if i < cut and not s.is_rejected]
+            stop = min(errors) if errors else cut
+            before = chunk[:stop], passed[:stop]
+            self._note_rejected(fwk, state, pod, diagnosis, *before, rejected, deferred, builders)
+            if errors:
+                found.append(chunk[passing[passing < stop]])
+                self._feasible(found)
+                raise StatusError(rejected[stop])
+            if enough:
+                found.append(chunk[passing[:wanted]])
+                return self._feasible(found)
+            found.append(chunk[passing])
+            count += len(passing)
         return self._feasible(found)
+
+    def _nominated_rows(self, fwk: Framework) -> RowMask | None:
+        """Which snapshot rows have nominated pods (None: none has), from the nominator's
+        listing by node in one call."""
+        nominator = fwk.nominator
+        if nominator is None or not nominator.has_nominated_pods():
+            return None
+        index = self.snapshot.columns.index
+        at = [index[name] for name in nominator.nodes_with_nominated_pods() if name in index]
+        if not at:
+            return None
+        flags = np.zeros(len(self.snapshot), np.bool_)
+        flags[at] = True
+        return flags
+
+    def _note_rejected(
+        self,
+        fwk: Framework,
+        state: CycleState,
+        pod: Pod,
+        diagnosis: Diagnosis,
+        chunk: Rows,
+        passed: RowMask,
+        rejected: dict[int, Status],
+        deferred: npt.NDArray[np.intp] | None,
+        builders: dict[int, StatusBuilder],
+    ) -> None:
+        """The statuses of the rows of `chunk` that failed, in the walk's order: the known
+        ones set, the deferred ones listed for `Framework.deferred_statuses` (their plugin
+        joins the unschedulable plugins now: an exact mask promises no Pending)."""
+        failed = np.flatnonzero(~passed)
+        if not failed.size:
+            return
+        names = self.snapshot.columns.names
+        failed_names = [names[r] for r in chunk[failed].tolist()]
+        statuses = diagnosis.node_to_status
+        plugin_of = np.full(len(failed), -1, np.intp) if deferred is None else deferred[failed]
+        # runs of rows alike: known statuses (-1), or deferred by one plugin
+        edges = (np.flatnonzero(plugin_of[1:] != plugin_of[:-1]) + 1).tolist()
+        for a, b in zip([0, *edges], [*edges, len(failed)], strict=True):
+            index = int(plugin_of[a])
+            if index < 0:
+                for i, name in zip(failed[a:b].tolist(), failed_names[a:b], strict=True):
+                    status = rejected[i]
+                    statuses.set(name, status)
+                    diagnosis.add_plugin_status(status)
+                continue
+            build = builders.get(index)
+            if build is None:
+                build = builders[index] = partial(fwk.deferred_statuses, index, state, pod)
+            statuses.defer(failed_names[a:b], build)
+            diagnosis.unschedulable_plugins.add(fwk.filter_plugins[index].name)
 
     def _feasible(self, found: list[Rows]) -> RowNodes:
         rows = found[0] if len(found) == 1 else np.concatenate(found) if found else _NO_ROWS
@@ -385,6 +439,17 @@ def _node_plugin_scores(nodes: Sequence[NodeInfo], scoring: RowScoring) -> list[
 
 
 _NO_ROWS: Rows = np.zeros(0, np.intp)
+
+
+def _build_deferred(statuses: NodeToStatus) -> None:
+    """An unschedulable pod's deferred statuses built while the cycle's state is current
+    (its diagnosis is read next: the message, PostFilter); an Error among them (a broken
+    `filter_mask_exact` promise) aborts the cycle as one found in the search would."""
+    if not statuses.has_deferred:
+        return
+    for _, status in statuses.items():
+        if not status.is_rejected:
+            raise StatusError(status)
 
 
 def _wrapped(rows: Rows, start: int, done: int, size: int) -> Rows:

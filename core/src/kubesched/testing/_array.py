@@ -16,6 +16,7 @@ from kubesched.framework import (
     ArrayFilterPlugin,
     ArrayNormalizeScorePlugin,
     ArrayScorePlugin,
+    Code,
     CycleState,
     FilterPlugin,
     NodeInfo,
@@ -23,6 +24,7 @@ from kubesched.framework import (
     ScorePlugin,
     Snapshot,
     Status,
+    mask_is_exact,
 )
 from kubesched.testing._batch import filter_answer, score_node_by_node
 
@@ -42,8 +44,10 @@ def array_filter_mismatch(
     """None when the fast path answers what `plugin.filter` answers on each of `nodes`
     (the snapshot's own node infos): `filter_mask` on their rows is one bool per node, and
     True only where `filter` succeeds (where it is False, the framework asks `filter`, so a
-    False is never wrong, only slower); or `filter_mask` raises (the framework then asks
-    `filter` on every node). Otherwise what differs. Run PreFilter on `state` first."""
+    False is never wrong, only slower; unless the plugin sets `filter_mask_exact`, when
+    `filter` must reject each False row, Unschedulable or UnschedulableAndUnresolvable);
+    or `filter_mask` raises (the framework then asks `filter` on every node). Otherwise
+    what differs. Run PreFilter on `state` first."""
     if not isinstance(plugin, ArrayFilterPlugin):
         return f"{plugin.name} has no filter_mask"
     rows = _rows(snapshot, nodes)
@@ -53,16 +57,25 @@ def array_filter_mismatch(
         return None
     if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_ or mask.shape != rows.shape:
         return f"filter_mask returned {mask!r}, not one bool per row ({len(rows)} rows)"
+    exact = mask_is_exact(plugin)
     for info, passed in zip(nodes, mask.tolist(), strict=True):
-        if not passed:
+        if not passed and not exact:
             continue
+        said = "passed" if passed else "rejected (filter_mask_exact)"
         try:
-            answer = filter_answer(plugin.filter(state, pod, info))
+            status = plugin.filter(state, pod, info)
         except Exception as exc:
-            return f"filter_mask passed node {info.name}, where Filter raises {exc!r}"
-        if answer != ("Success", ""):
+            return f"filter_mask {said} node {info.name}, where Filter raises {exc!r}"
+        answer = filter_answer(status)
+        if passed and answer != ("Success", ""):
             return f"filter_mask passed node {info.name}, where Filter answers {answer}"
+        if not passed and (status is None or status.code not in _EXACT_REJECTIONS):
+            return f"filter_mask {said} node {info.name}, where Filter answers {answer}"
     return None
+
+
+_EXACT_REJECTIONS = (Code.Unschedulable, Code.UnschedulableAndUnresolvable)
+"""What `filter` may answer on a row an exact mask (`mask_is_exact`) rejects."""
 
 
 def array_score_mismatch(

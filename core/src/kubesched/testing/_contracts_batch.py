@@ -99,11 +99,14 @@ class BatchFilterContract(ContractBase):
 class ArrayFilterContract(ContractBase):
     """Where a Filter plugin offers `filter_mask` (ArrayFilterPlugin, plugin API 0.4), the
     fast path answers what `filter` answers node by node: the mask passes only nodes
-    `filter` lets through (the framework asks `filter` for the rest)."""
+    `filter` lets through (the framework asks `filter` for the rest); with
+    `filter_mask_exact`, it rejects only nodes `filter` rejects (Unschedulable or
+    UnschedulableAndUnresolvable), whose statuses the framework then builds only when read."""
 
     def test_filter_mask_matches_filter(self) -> None:
-        """filter_mask passes only what Filter passes after PreFilter (the rows of the nodes
-        PreFilter leaves, in the snapshot's order, reversed, and every other one)"""
+        """filter_mask passes only what Filter passes after PreFilter, and with
+        filter_mask_exact rejects only what it rejects (the rows of the nodes PreFilter
+        leaves, in the snapshot's order, reversed, and every other one)"""
 
         def check(scenario: Scenario) -> None:
             h = self.harness(scenario)

@@ -152,6 +152,8 @@ class NodeAffinity(
     preferred node affinity."""
 
     name: ClassVar[str] = NODE_AFFINITY
+    filter_mask_exact: ClassVar[bool] = True
+    """`filter_mask` rejects only what `filter` rejects (see `mask_is_exact`)."""
 
     def __init__(self, args: NodeAffinityArgs, handle: Handle) -> None:
         super().__init__(args, handle)

@@ -41,6 +41,8 @@ class NodeName(FilterPlugin, EnqueueExtensions):
     """Filter: UnschedulableAndUnresolvable on every node but the one the pod names."""
 
     name: ClassVar[str] = NODE_NAME
+    filter_mask_exact: ClassVar[bool] = True
+    """`filter_mask` rejects only what `filter` rejects (see `mask_is_exact`)."""
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         if fits(pod, node_info):

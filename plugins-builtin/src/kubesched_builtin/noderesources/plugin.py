@@ -95,6 +95,8 @@ class NodeResourcesFit(
     """Filters nodes without room for the pod and scores the rest by resource allocation."""
 
     name: ClassVar[str] = NODE_RESOURCES_FIT
+    filter_mask_exact: ClassVar[bool] = True
+    """`filter_mask` rejects only what `filter` rejects (see `mask_is_exact`)."""
 
     def __init__(self, args: NodeResourcesFitArgs, handle: Handle) -> None:
         super().__init__(args, handle)

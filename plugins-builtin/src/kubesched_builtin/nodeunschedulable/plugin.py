@@ -47,6 +47,8 @@ class NodeUnschedulable(FilterPlugin, EnqueueExtensions):
     """Filter: UnschedulableAndUnresolvable on a cordoned node the pod does not tolerate."""
 
     name: ClassVar[str] = NODE_UNSCHEDULABLE
+    filter_mask_exact: ClassVar[bool] = True
+    """`filter_mask` rejects only what `filter` rejects (see `mask_is_exact`)."""
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         node = node_info.node

@@ -98,6 +98,8 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensio
     PreferNoSchedule taints is better."""
 
     name: ClassVar[str] = TAINT_TOLERATION
+    filter_mask_exact: ClassVar[bool] = True
+    """`filter_mask` rejects only what `filter` rejects (see `mask_is_exact`)."""
 
     # -- Filter -------------------------------------------------------------------------
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
