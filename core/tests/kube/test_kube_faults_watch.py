@@ -23,7 +23,7 @@ from test_kube_faults_binding import (
     idle,
 )
 
-from kubesched.testing.apiserver import node_raw, pod_raw
+from kubesched.testing.apiserver import Recorded, node_raw, pod_raw
 
 PODS = "/api/v1/pods"
 
@@ -34,8 +34,9 @@ PODS = "/api/v1/pods"
         {"cut": True, "times": 2},  # aiohttp's replay, then client-go's retry after 1 s
         {"code": 429, "reason": "TooManyRequests", "retry_after": 1},
         {"code": 500, "reason": "InternalError", "times": 2},  # the informer's backoff
+        {"code": 504, "reason": "Timeout", "delay": 1.5},  # timed out: the informer's too
     ],
-    ids=["cut", "429-retry-after", "500"],
+    ids=["cut", "429-retry-after", "500", "timeout"],
 )
 def test_a_failed_pod_list_is_listed_again_and_the_pod_bound(fault: dict[str, Any]) -> None:
     async def scenario() -> None:
@@ -44,6 +45,7 @@ def test_a_failed_pod_list_is_listed_again_and_the_pod_bound(fault: dict[str, An
             server.add("v1/pods", pod_raw("a", cpu="1"))
             injected = server.fail("LIST", PODS, **fault)
             async with scheduling(server) as (cluster, sched):
+                cluster.transport.request_timeout = 0.5
                 await eventually(lambda: "a" in bound_nodes(server), "a bound", 15)
                 await eventually(lambda: idle(sched), "nothing queued or assumed")
                 check_cache_is_the_cluster(sched, server)
@@ -67,14 +69,18 @@ def test_a_watch_cut_mid_stream_resumes_from_the_last_resource_version() -> None
                 informer = cluster.informers["Pod"]
                 await eventually(lambda: cluster_sees_bound(cluster, "a"), "a's binding seen")
                 last_seen = informer.resource_version
-                await eventually(lambda: informer.watches >= 2, "watching again", 15)
-                watches = [r for r in server.requests_to("GET", PODS) if "watch" in r.query]
+
+                def watches() -> list[Recorded]:
+                    return [r for r in server.requests_to("GET", PODS) if "watch" in r.query]
+
+                await eventually(lambda: len(watches()) >= 2, "watching again", 15)
+                resumed = watches()[1]
                 server.add("v1/pods", pod_raw("b", cpu="1"))
                 await eventually(lambda: "b" in bound_nodes(server), "b bound")
                 await eventually(lambda: idle(sched), "nothing queued or assumed")
                 check_cache_is_the_cluster(sched, server)
                 assert informer.lists == 1
-            assert watches[1].query["resourceVersion"] == last_seen
+            assert resumed.query["resourceVersion"] == last_seen
 
     run(scenario, timeout=30)
 

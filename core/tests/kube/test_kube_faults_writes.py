@@ -56,6 +56,12 @@ from kubesched.scheduler import new_scheduler
 from kubesched.testing.apiserver import FakeApiServer, Raw, node_raw, pod_raw
 
 STATUS = "/api/v1/namespaces/*/pods/*/status"
+
+TIMEOUT = 0.5
+"""The client's request timeout in these tests (kubesched's default is 30 s)."""
+
+TIMED_OUT: dict[str, Any] = {"code": 504, "reason": "Timeout", "delay": 1.5}
+"""A request that never takes effect, answered after the client gave up on it."""
 EVENTS = "/apis/events.k8s.io/v1/namespaces/default/events"
 
 
@@ -74,8 +80,9 @@ def conditions(server: FakeApiServer, name: str) -> dict[str, str]:
         ({"code": 500, "reason": "InternalError", "times": 4}, 4, False),
         ({"code": 429, "reason": "TooManyRequests"}, 1, False),
         ({"code": 429, "reason": "TooManyRequests", "retry_after": 0, "times": 2}, 3, True),
+        (TIMED_OUT, 1, False),
     ],
-    ids=["500-twice", "503-three-times", "500-four-times", "429", "429-retry-after"],
+    ids=["500-twice", "503-three-times", "500-four-times", "429", "429-retry-after", "timeout"],
 )
 def test_the_status_patch_is_retried_as_patch_pod_status(
     fault: dict[str, Any], patches: int, lands: bool, caplog: pytest.LogCaptureFixture
@@ -85,7 +92,8 @@ def test_the_status_patch_is_retried_as_patch_pod_status(
             add_ready_node(server, node_raw("n1", cpu="1"))
             server.add("v1/pods", pod_raw("big", cpu="2"))
             server.fail("PATCH", STATUS, **fault)
-            async with scheduling(server) as (_, sched):
+            async with scheduling(server) as (cluster, sched):
+                cluster.transport.request_timeout = TIMEOUT
                 await eventually(
                     lambda: len(server.requests_to("PATCH", "/pods/big/status")) >= patches,
                     "the status patches",
@@ -165,8 +173,9 @@ def _preemptor() -> Raw:
         {"code": 500, "reason": "InternalError"},
         {"code": 429, "reason": "TooManyRequests"},
         {"cut": True, "commit": True},
+        TIMED_OUT,
     ],
-    ids=["500", "429", "cut-after-commit"],
+    ids=["500", "429", "cut-after-commit", "timeout"],
 )
 def test_a_failed_victim_delete_fails_the_preemption_and_the_preemptor_tries_again(
     fault: dict[str, Any], caplog: pytest.LogCaptureFixture
@@ -191,6 +200,7 @@ def test_a_failed_victim_delete_fails_the_preemption_and_the_preemptor_tries_aga
             }
             resolved = resolve(parse_config(config), PluginRegistry.of(*plugins))
             async with cluster_on(server) as cluster:
+                cluster.transport.request_timeout = TIMEOUT
                 sched = new_scheduler(
                     cluster, resolved, {p.name: p for p in plugins}, clock=WallClock(), seed=1
                 )
@@ -236,8 +246,20 @@ def scheduled_events(server: FakeApiServer) -> list[Raw]:
         ({"cut": True}, 2, 1, "Unable to write event (may retry after sleeping)"),
         ({"cut": True, "commit": True}, 2, 1, "Unable to write event (may retry after sleeping)"),
         ({"code": 429, "reason": "TooManyRequests", "retry_after": 0}, 2, 1, ""),
+        (
+            {"delay": 1.5, "commit": True},
+            2,
+            1,
+            "Unable to write event (may retry after sleeping)",
+        ),
     ],
-    ids=["500-dropped", "cut-retried", "cut-after-commit-once", "429-retry-after"],
+    ids=[
+        "500-dropped",
+        "cut-retried",
+        "cut-after-commit-once",
+        "429-retry-after",
+        "timeout-after-commit-once",
+    ],
 )
 def test_event_writes_against_faults(
     fault: dict[str, Any],
@@ -251,7 +273,8 @@ def test_event_writes_against_faults(
             add_ready_node(server, node_raw("n1"))
             server.add("v1/pods", pod_raw("p", cpu="1"))
             server.fail("POST", EVENTS, **fault)
-            async with scheduling(server, retry_sleep=0.05) as (_, sched):
+            async with scheduling(server, retry_sleep=0.05) as (cluster, sched):
+                cluster.transport.request_timeout = TIMEOUT  # the events client's too
                 await eventually(lambda: "p" in bound_nodes(server), "p bound")
                 await eventually(
                     lambda: len(server.requests_to("POST", EVENTS)) >= posts, "the writes"
