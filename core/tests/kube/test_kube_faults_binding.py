@@ -162,3 +162,53 @@ def test_a_429_with_retry_after_is_retried_by_the_client_in_one_attempt() -> Non
             assert [kind for kind, pod, _ in Recorder.calls if pod == "a"] == ["reserve"]
 
     run(scenario, timeout=30)
+
+
+def test_a_storm_of_faults_leaves_every_pod_bound_once_and_no_node_over_committed() -> None:
+    """Thirty pods that fill three nodes exactly, while bindings are cut after and before
+    they take effect, time out after taking effect, fail with 500 and 429, status patches
+    and Events fail, and the pod watch is cut mid-stream. An accounting error anywhere
+    (a committed binding forgotten, a pod counted twice) would leave a pod pending or put
+    one on a full node: the API server does not check capacity."""
+
+    async def scenario() -> None:
+        async with fake_server() as server:
+            for node in ("n1", "n2", "n3"):
+                add_ready_node(server, node_raw(node, cpu="1"))
+            for n in range(30):
+                server.add("v1/pods", pod_raw(f"p{n}", cpu="100m"))
+            bindings = "/api/v1/namespaces/*/pods/*/binding"
+            faults = [
+                server.fail("POST", bindings, cut=True, commit=True, times=4),
+                server.fail("POST", bindings, 500, "InternalError", times=3),
+                server.fail("POST", bindings, commit=True, delay=1.5, times=2),
+                server.fail("POST", bindings, cut=True, times=3),
+                server.fail("POST", bindings, 429, "TooManyRequests", retry_after=0, times=3),
+                server.fail("POST", bindings, 409, "Conflict", times=2),
+                server.fail("PATCH", "*/pods/*/status", 503, "ServiceUnavailable", times=3),
+                server.fail("POST", "/apis/events.k8s.io/*", 500, "InternalError", times=5),
+                server.fail("WATCH", "/api/v1/pods", cut=True, commit=True, delay=1.0),
+            ]
+            async with scheduling(server) as (cluster, sched):
+                cluster.transport.request_timeout = TIMEOUT
+                await eventually(lambda: len(bound_nodes(server)) == 30, "all bound", 30)
+                await eventually(
+                    lambda: all(cluster_sees_bound(cluster, f"p{n}") for n in range(30)),
+                    "the informer saw every binding",
+                    15,
+                )
+                await eventually(lambda: idle(sched), "nothing queued or assumed")
+                check_cache_is_the_cluster(sched, server)
+            assert [f.times for f in faults[:6]] == [0] * 6, "every binding fault fired"
+            per_node: dict[str, int] = {}
+            for node in bound_nodes(server).values():
+                per_node[node] = per_node.get(node, 0) + 1
+            assert per_node == {"n1": 10, "n2": 10, "n3": 10}
+            # bound once: a pod's node never changed in the server's history
+            nodes_of: dict[str, set[str]] = {}
+            for _, resource, _, obj in server.history:
+                if resource == "v1/pods" and obj["spec"].get("nodeName"):
+                    nodes_of.setdefault(obj["metadata"]["name"], set()).add(obj["spec"]["nodeName"])
+            assert all(len(nodes) == 1 for nodes in nodes_of.values()), nodes_of
+
+    run(scenario, timeout=60)
