@@ -5,6 +5,7 @@ RunFilterPluginsWithNominatedPods)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Container, Sequence
+from functools import cached_property
 from typing import Protocol
 
 from kubesched.api import Pod
@@ -17,6 +18,7 @@ from kubesched.framework import (
     PreFilterPlugin,
     Status,
 )
+from kubesched.runtime._nominated_copies import NominatedCopies
 from kubesched.runtime._plugin_status import SUCCESS, raised, wrap_error
 
 __all__ = ["FilterNote", "FilterRunners", "PodNominator"]
@@ -127,16 +129,18 @@ class FilterRunners:
         out: list[Status] = [SUCCESS] * len(nodes)
         added_at: list[int] = []
         added: list[NodeInfo] = []
+        copies = self._nominated_copies
+        if self.nominator is not None and len(copies) > 64:
+            nominated = self.nominator.nodes_with_nominated_pods()
+            if len(copies) > 2 * len(nominated) + 64:
+                copies.keep_only(nominated)
         for i, info in enumerate(nodes):
             counted = self.nominated_pods_to_add(pod, info)
             if counted:
                 # upstream addGENominatedPods: a copy with the pods, AddPod extensions (none
                 # here) on a copy of the state (unchanged, so shared: Filter does not write)
-                copy = info.clone()
-                for pi in counted:
-                    copy.add_pod_info(pi)
                 added_at.append(i)
-                added.append(copy)
+                added.append(copies.with_pods(info, counted))
         for i, status in zip(added_at, self._filter_nodes_batched(state, pod, added), strict=True):
             out[i] = status
         again = [i for i, status in enumerate(out) if status.is_success]
@@ -144,6 +148,10 @@ class FilterRunners:
         for i, status in zip(again, plain, strict=True):
             out[i] = status
         return out
+
+    @cached_property
+    def _nominated_copies(self) -> NominatedCopies:
+        return NominatedCopies()
 
     def _pre_filter_extensions_run(self, state: CycleState) -> bool:
         """Whether adding or removing a pod runs some PreFilter extension this cycle (as
