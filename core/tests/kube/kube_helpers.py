@@ -4,7 +4,10 @@ waiting, and in-test plugins."""
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -112,6 +115,57 @@ class ServerThread:
     @property
     def url(self) -> str:
         return self.server.url
+
+
+_RUN = "import sys; from kubesched.cli import main; main()"
+"""`kubesched run` as its console script runs it (kubesched.cli:main)."""
+
+
+class RunProcesses:
+    """`kubesched run` processes (the real command) against the server at `url` with the
+    KubeSchedulerConfiguration `config`, each with `--identity` and its output in
+    `<directory>/<identity>.log`; those still running at the end of the block are killed."""
+
+    def __init__(self, directory: Path, url: str, config: str) -> None:
+        self.directory = directory
+        self._kubeconfig = kubeconfig(directory / "kubeconfig", url)
+        self._config = directory / "config.yaml"
+        self._config.write_text(config, encoding="utf-8")
+        self.procs: dict[str, subprocess.Popen[bytes]] = {}
+
+    def __enter__(self) -> RunProcesses:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for proc in self.procs.values():
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(30)
+
+    def start(self, identity: str) -> subprocess.Popen[bytes]:
+        args = ["run", "--kubeconfig", self._kubeconfig, "--config", str(self._config)]
+        args += ["--port", "0", "--identity", identity]
+        with (self.directory / f"{identity}.log").open("wb") as log:
+            proc = subprocess.Popen(
+                [sys.executable, "-c", _RUN, *args], stdout=log, stderr=subprocess.STDOUT
+            )
+        self.procs[identity] = proc
+        return proc
+
+    def log(self, identity: str) -> str:
+        return (self.directory / f"{identity}.log").read_text(errors="replace")
+
+    def logs(self) -> str:
+        """The end of every process's output, for a failure's message."""
+        return "\n".join(f"--- {who} ---\n{self.log(who)[-4000:]}" for who in self.procs)
+
+    def until(self, check: Callable[[], bool], what: str, timeout: float) -> None:
+        """Poll `check` from the test's thread (the outcome is asserted, not the time)."""
+        deadline = time.monotonic() + timeout
+        while not check():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"never happened: {what}\n{self.logs()}")
+            time.sleep(0.01)
 
 
 def add_ready_node(server: FakeApiServer, raw: Raw) -> list[Raw]:

@@ -17,11 +17,7 @@ Needs the `kube` extra and kubesched-builtin (the default profile): skipped with
 from __future__ import annotations
 
 import signal
-import subprocess
-import sys
-import time
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -30,7 +26,7 @@ pytest.importorskip("kubernetes_asyncio", reason="needs the kube extra (kubernet
 pytest.importorskip("prometheus_client", reason="needs the kube extra (prometheus_client)")
 pytest.importorskip("kubesched_builtin", reason="the default profile needs kubesched-builtin")
 
-from kube_helpers import ServerThread, add_ready_node, kubeconfig
+from kube_helpers import RunProcesses, ServerThread, add_ready_node
 
 from kubesched.api import milli_value
 from kubesched.testing.apiserver import FakeApiServer, Raw, Recorded, node_raw, pod_raw
@@ -52,7 +48,6 @@ SMALL = 5
 NODES = 20
 CPU = ["100m", "200m", "300m", "500m"]
 """Pod requests in turn: 82.5 cpu in all, of 130."""
-COMMAND = "import sys; from kubesched.cli import main; main()"
 
 
 def populate(server: FakeApiServer) -> None:
@@ -73,15 +68,6 @@ def bound_count(server: FakeApiServer) -> int:
     return sum(1 for p in pods(server) if p["spec"].get("nodeName"))
 
 
-def until(check: Callable[[], bool], what: str, timeout: float, logs: Callable[[], str]) -> None:
-    """Poll `check` (the outcome is asserted, not the time it took)."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"never happened: {what}\n{logs()}")
-        time.sleep(0.01)
-
-
 def lease_writes(requests: list[Recorded], identity: str) -> list[Recorded]:
     """The Lease creates and updates naming `identity` as the holder, in arrival order."""
     return [
@@ -97,47 +83,19 @@ def lease_writes(requests: list[Recorded], identity: str) -> list[Recorded]:
 def test_a_process_killed_mid_run_is_replaced_without_a_double_bind_or_a_lost_pod(
     tmp_path: Path,
 ) -> None:
-    config = tmp_path / "config.yaml"
-    config.write_text(CONFIG, encoding="utf-8")
-    procs: dict[str, subprocess.Popen[bytes]] = {}
-
-    def logs() -> str:
-        return "\n".join(
-            f"--- {who} ---\n" + (tmp_path / f"{who}.log").read_text(errors="replace")[-4000:]
-            for who in procs
-        )
-
-    with ServerThread() as threaded:
+    with ServerThread() as threaded, RunProcesses(tmp_path, threaded.url, CONFIG) as procs:
         threaded.call(populate)
-        config_path = kubeconfig(tmp_path / "kubeconfig", threaded.url)
+        first = procs.start("a")
+        procs.until(lambda: threaded.call(bound_count) >= KILL_AFTER, "a binds", 60)
+        first.send_signal(signal.SIGKILL)
+        assert first.wait(30) == -signal.SIGKILL
+        at_kill = threaded.call(bound_count)
+        assert at_kill < PODS, "a bound every pod before it was killed"
 
-        def start(identity: str) -> subprocess.Popen[bytes]:
-            args = ["run", "--kubeconfig", config_path, "--config", str(config)]
-            args += ["--port", "0", "--identity", identity]
-            with (tmp_path / f"{identity}.log").open("wb") as log:
-                proc = subprocess.Popen(
-                    [sys.executable, "-c", COMMAND, *args], stdout=log, stderr=subprocess.STDOUT
-                )
-            procs[identity] = proc
-            return proc
-
-        try:
-            first = start("a")
-            until(lambda: threaded.call(bound_count) >= KILL_AFTER, "a binds", 60, logs)
-            first.send_signal(signal.SIGKILL)
-            assert first.wait(30) == -signal.SIGKILL
-            at_kill = threaded.call(bound_count)
-            assert at_kill < PODS, "a bound every pod before it was killed"
-
-            second = start("b")
-            until(lambda: threaded.call(bound_count) == PODS, "b binds the rest", 60, logs)
-            second.send_signal(signal.SIGTERM)
-            assert second.wait(30) == 0, logs()
-        finally:
-            for proc in procs.values():
-                if proc.poll() is None:
-                    proc.kill()
-                    proc.wait(30)
+        second = procs.start("b")
+        procs.until(lambda: threaded.call(bound_count) == PODS, "b binds the rest", 60)
+        second.send_signal(signal.SIGTERM)
+        assert second.wait(30) == 0, procs.logs()
         requests = threaded.call(lambda s: list(s.requests))
         final = threaded.call(pods)
         nodes = threaded.call(lambda s: list(s.objects["v1/nodes"].values()))

@@ -7,9 +7,11 @@ kube-scheduler's OnStoppedLeading logs "Leaderelection lost" and exits 1 (cmd/ku
 app/server.go). Here binding cycles are held in PreBind and let go at the very moment the
 leader gives up (from the "Failed to renew lease" log line): a binding cycle still running
 after the loss would POST its binding, to a Lease another replica takes next. The next
-leader binds the held pods, each once.
+leader binds the held pods, each once. And the command itself, as a process of its own,
+exits 1 with upstream's line.
 
-Needs the `kube` extra (kubernetes_asyncio, prometheus_client): skipped without it.
+Needs the `kube` extra (kubernetes_asyncio, prometheus_client): skipped without it; the
+command's test also needs kubesched-builtin (the default profile).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import ClassVar
 
 import pytest
@@ -27,6 +30,8 @@ pytest.importorskip("prometheus_client", reason="needs the kube extra (prometheu
 
 from kube_helpers import (
     PLUGINS,
+    RunProcesses,
+    ServerThread,
     add_ready_node,
     eventually,
     fake_server,
@@ -171,3 +176,30 @@ def test_no_binding_is_sent_after_the_lease_is_lost(
     # cmd/kube-scheduler/app/server.go OnStoppedLeading
     lost = [r for r in caplog.records if r.getMessage() == "Leaderelection lost"]
     assert [r.levelno for r in lost] == [logging.ERROR]
+
+
+COMMAND_CONFIG = """\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+leaderElection: {leaderElect: true, leaseDuration: 2s, renewDeadline: 1s, retryPeriod: 250ms}
+"""
+
+
+def test_the_command_exits_1_with_upstreams_message_when_its_lease_is_lost(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("kubesched_builtin", reason="the default profile needs kubesched-builtin")
+    path = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-scheduler"
+
+    def leader(server: FakeApiServer) -> str:
+        lease = server.get(LEASE, "kube-system/kube-scheduler")
+        return "" if lease is None else str(lease["spec"].get("holderIdentity") or "")
+
+    with ServerThread() as threaded, RunProcesses(tmp_path, threaded.url, COMMAND_CONFIG) as procs:
+        proc = procs.start("a")
+        procs.until(lambda: threaded.call(leader) == "a", "a leads", 60)
+        threaded.call(lambda s: s.fail("PUT", path, 500, "InternalError", times=10_000))
+        assert proc.wait(30) == 1, procs.logs()
+    log = procs.log("a")
+    assert "E kubesched.run] Failed to renew lease kube-system/kube-scheduler: timed out" in log
+    assert "E kubesched.run] Leaderelection lost" in log
