@@ -64,10 +64,15 @@ class FitError(Exception):
         """How many nodes gave each reason (nodes without a status count under the
         absent-nodes status)."""
         d = self.diagnosis
+        # nodes mostly share their reasons: count each list of reasons once, then spread
+        alike: Counter[tuple[str, ...]] = Counter(
+            tuple(status_reasons(status)) if status.error is not None else status.reasons
+            for _, status in d.node_to_status.items()
+        )
         reasons: Counter[str] = Counter()
-        for _, status in d.node_to_status.items():
-            for reason in status_reasons(status):
-                reasons[reason] += 1
+        for listed, nodes in alike.items():
+            for reason in listed:
+                reasons[reason] += nodes
         absent = self.num_all_nodes - len(d.node_to_status)
         if absent > 0:
             for reason in status_reasons(d.node_to_status.absent_status):
