@@ -238,7 +238,7 @@ BAD: dict[str, tuple[list[dict[str, Any]], str]] = {
     ),
     "an object created twice": (
         [{"at": "1m", "addNode": NODES[0]}],
-        'steps[0].addNode: Operation cannot be fulfilled on nodes "n1": already exists',
+        'steps[0].addNode: nodes "n1" already exists',
     ),
 }
 

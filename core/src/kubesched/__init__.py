@@ -30,6 +30,7 @@ This module only re-exports the version and the errors kubesched raises on purpo
 """
 
 from kubesched._errors import (
+    AlreadyExistsError,
     ConfigError,
     ConflictError,
     KubeschedError,
@@ -42,6 +43,7 @@ from kubesched._errors import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "AlreadyExistsError",
     "ConfigError",
     "ConflictError",
     "KubeschedError",

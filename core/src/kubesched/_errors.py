@@ -158,6 +158,20 @@ class ConflictError(KubeschedError):
         return f'Operation cannot be fulfilled on {self.kind} "{self.key}": {self.detail}'
 
 
+class AlreadyExistsError(ConflictError):
+    """A create of an object whose name is taken: the API server's 409 AlreadyExists
+    (apimachinery pkg/api/errors NewAlreadyExists). A ConflictError, as both are 409s.
+
+    ``kind`` is the resource (``"pods"``), ``key`` the object's name.
+    """
+
+    def __init__(self, kind: str, key: str) -> None:
+        super().__init__(kind, key, "already exists")
+
+    def __str__(self) -> str:
+        return f'{self.kind} "{self.key}" already exists'
+
+
 class NotFoundError(KubeschedError):
     """A cluster read or write of an object that does not exist.
 

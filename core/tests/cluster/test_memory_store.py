@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import pytest
 
-from kubesched._errors import ConflictError, NotFoundError
+from kubesched._errors import AlreadyExistsError, ConflictError, NotFoundError
 from kubesched.api import K8sModel, Node, ObjectMeta, Pod, PodCondition
 from kubesched.clock import VirtualClock
 from kubesched.cluster import KubeEvent, WatchEvent
@@ -112,12 +112,13 @@ def test_create_keeps_a_uid_the_manifest_carries(cluster: MemoryCluster) -> None
     assert run(cluster.create(pod)).metadata.uid == "given-uid"
 
 
-def test_create_of_an_existing_object_is_a_conflict(cluster: MemoryCluster) -> None:
+def test_create_of_an_existing_object_is_already_exists(cluster: MemoryCluster) -> None:
     create_pod(cluster, "p1")
 
-    with pytest.raises(ConflictError) as info:
+    # apimachinery NewAlreadyExists: a 409, so a ConflictError too
+    with pytest.raises(AlreadyExistsError) as info:
         run(cluster.create(make_pod("p1", namespace="default")))
-    assert str(info.value) == 'Operation cannot be fulfilled on pods "p1": already exists'
+    assert str(info.value) == 'pods "p1" already exists'
     # Another namespace is another object.
     run(cluster.create(make_pod("p1", namespace="other")))
     assert len(cluster.list("Pod")) == 2

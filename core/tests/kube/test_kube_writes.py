@@ -15,7 +15,7 @@ pytest.importorskip("kubernetes_asyncio", reason="needs the kube extra (kubernet
 
 from kube_helpers import cluster_on, eventually, fake_server, run
 
-from kubesched import ConflictError, NotFoundError
+from kubesched import AlreadyExistsError, ConflictError, NotFoundError
 from kubesched.api import Pod, PodCondition
 from kubesched.cluster import EventSeries, EventWriteError, KubeEvent
 from kubesched.cluster.kube import (
@@ -290,8 +290,11 @@ def test_create_update_and_delete() -> None:
                 pod = Pod.model_validate(pod_raw("new"))
                 created = await cluster.create(pod)
                 assert created.metadata.uid and created.metadata.resource_version
-                with pytest.raises(ConflictError, match="already exists"):
+                with pytest.raises(AlreadyExistsError) as exists:
                     await cluster.create(pod)
+                # the API server's NewAlreadyExists text, a 409 like any conflict
+                assert str(exists.value) == 'pods "new" already exists'
+                assert isinstance(exists.value, ConflictError)
 
                 cluster.watch("Node", lambda ev: None)
                 await cluster.wait_for_sync()

@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 import pydantic
 
-from kubesched._errors import ConflictError, KubeschedError, NotFoundError
+from kubesched._errors import AlreadyExistsError, ConflictError, KubeschedError, NotFoundError
 from kubesched.api import K8sModel, KindInfo
 from kubesched.cluster.kube._transport import ApiError
 
@@ -161,8 +161,11 @@ def encode(obj: K8sModel) -> dict[str, Any]:
 
 
 def map_error(error: ApiError, resource: str, name: str) -> KubeschedError:
-    """409 and 404 answers become kubesched's ConflictError and NotFoundError (what the
-    scheduler and plugins handle); anything else stays an ApiError."""
+    """409 and 404 answers become kubesched's ConflictError (AlreadyExistsError for a taken
+    name) and NotFoundError (what the scheduler and plugins handle); anything else stays
+    an ApiError."""
+    if error.code == 409 and error.reason == "AlreadyExists":
+        return AlreadyExistsError(resource, name)
     if error.code == 409:
         return ConflictError(resource, name, _conflict_detail(error.message))
     if error.code == 404:

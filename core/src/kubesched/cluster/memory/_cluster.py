@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any, Final, TypeVar
 
-from kubesched._errors import ConflictError, NotFoundError
+from kubesched._errors import AlreadyExistsError, ConflictError, NotFoundError
 from kubesched.api import K8sModel, KindInfo, KindRegistry, Pod, PodCondition, PriorityClass
 from kubesched.clock import Clock
 from kubesched.cluster._interface import Cluster, Controller, EventHandler, KubeEvent, WatchEvent
@@ -312,7 +312,7 @@ class MemoryCluster(Cluster):
         key = self._key_of(info, meta)
         store = self._stores.setdefault(info.kind, {})
         if key in store:
-            raise ConflictError(info.plural, meta.name, "already exists")
+            raise AlreadyExistsError(info.plural, meta.name)  # NewAlreadyExists
         stored: _M = self._store(info.kind, key, new, None, own_metadata=True)
         return stored
 
