@@ -143,8 +143,16 @@ class InterPodAffinity(
             )
         except Exception as exc:
             return None, Status.as_error(exc)
-        namespace_labels = _namespace_labels(self.handle.cluster, pod_namespace(pod))
         snapshot = self.handle.snapshot
+        if (
+            not affinity
+            and not anti_affinity
+            and not snapshot.have_pods_with_required_anti_affinity
+        ):
+            # no term of the pod's and no node with pods whose anti-affinity could count:
+            # every count is empty, upstream's Skip (the namespace's labels only count)
+            return None, Status.skip()
+        namespace_labels = _namespace_labels(self.handle.cluster, pod_namespace(pod))
         if self.use_columns and nodes and nodes is snapshot.node_info_list:
             domains = self._count_on_columns(
                 pod, namespace_labels, affinity, anti_affinity, nodes, snapshot.columns
@@ -291,6 +299,9 @@ class InterPodAffinity(
             preferred_anti = _resolve(terms.preferred_anti_affinity, namespaces)
         except Exception as exc:
             return Status.as_error(f"updating PreferredAntiAffinityTerms: {exc}")
+        if not all_nodes:
+            # no node to process (no pod with terms anywhere): no topology score, Skip
+            return Status.skip()
         s = PreScoreState(
             preferred,
             preferred_anti,
