@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 
 from kubesched.api import Pod, node_non_zero_requests, pod_requests
 from kubesched.api._resources import _exact_node_non_zero_requests, _exact_pod_requests
+from kubesched.features import feature_enabled
+from kubesched.framework import PodInfo
 
 _NAMES = ("cpu", "memory", "ephemeral-storage", "hugepages-2Mi", "example.com/gpu", "pods")
 
@@ -88,3 +90,14 @@ def test_a_sum_rounds_up_once_in_either_arithmetic() -> None:
     third = {"containers": [{"name": "a", "resources": {"requests": {"cpu": Fraction(1, 3)}}}]}
     odd = Pod.model_validate({"metadata": {"name": "p"}, "spec": third})
     assert pod_requests(odd) == {"cpu": 334}  # not whole nano-units: the exact path
+
+
+@given(_pods())
+def test_pod_info_non_zero_requests_are_node_non_zero_requests(pod: Pod) -> None:
+    """PodInfo takes them from its scoring requests when pod-level requests do not count:
+    the same amounts as computing them on their own."""
+    info = PodInfo(pod)
+    info.scoring_request_amounts  # noqa: B018  (computed first, as a cycle does)
+    expected = node_non_zero_requests(pod, pod_level=feature_enabled("PodLevelResources"))
+    got = info.non_zero_requests
+    assert (got.milli_cpu, got.memory) == (expected["cpu"], expected["memory"])

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Final
 
-from kubesched.api import Pod, PodAffinityTerm, node_non_zero_requests, pod_requests
+from kubesched.api import CPU, MEMORY, Pod, PodAffinityTerm, node_non_zero_requests, pod_requests
 from kubesched.features import feature_enabled
 from kubesched.framework._resource import Resource
 
@@ -111,7 +111,12 @@ class PodInfo:
     def non_zero_requests(self) -> Resource:
         """CPU and memory with the scoring defaults (100m, 200Mi) where nothing is requested,
         as NodeInfo.non_zero_requested counts them (upstream PodInfo.CalculateResource)."""
-        return Resource.from_mapping(node_non_zero_requests(self.pod, pod_level=self._pod_level()))
+        if not self._pod_level():
+            # without pod-level requests both fill each container's missing CPU and memory
+            # with the defaults: the same sums as `scoring_request_amounts`, kept from there
+            amounts = self.scoring_request_amounts
+            return Resource.from_mapping({CPU: amounts.get(CPU, 0), MEMORY: amounts.get(MEMORY, 0)})
+        return Resource.from_mapping(node_non_zero_requests(self.pod, pod_level=True))
 
     def _pod_level(self) -> bool:
         # whether pod-level requests count; the gate is read only for a pod that has them
