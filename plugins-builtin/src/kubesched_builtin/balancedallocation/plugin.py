@@ -38,6 +38,7 @@ from kubesched_builtin.balancedallocation.args import NodeResourcesBalancedAlloc
 from kubesched_builtin.balancedallocation.vectorized import balanced_array, balanced_scores
 from kubesched_builtin.helper.columns import snapshot_rows
 from kubesched_builtin.helper.row_amounts import RowAmounts, row_amounts
+from kubesched_builtin.helper.row_scores import RowScoreCache
 from kubesched_builtin.names import NODE_RESOURCES_BALANCED_ALLOCATION
 
 __all__ = [
@@ -124,6 +125,8 @@ class NodeResourcesBalancedAllocation(
     def __init__(self, args: NodeResourcesBalancedAllocationArgs, handle: Handle) -> None:
         super().__init__(args, handle)
         self.resources = [r.name for r in args.resources]
+        self._row_scores = RowScoreCache()
+        """`score_array`'s scores, kept per pod shape while a node is unchanged."""
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         requests = pod_request_list(pod, self.resources)
@@ -177,8 +180,14 @@ class NodeResourcesBalancedAllocation(
         requests = self._requests(state, pod)
         if requests is None:
             return np.zeros(len(rows), np.int64), None
-        # the rows' amounts, shared with NodeResourcesFit
-        scores = balanced_array((), self.resources, requests, row_amounts(state, columns, rows))
-        if scores is None:
-            raise OverflowError("amounts beyond int64")
-        return scores, None
+
+        def by_rows(at: Rows) -> RowScores:
+            # the rows' amounts, shared with NodeResourcesFit
+            scores = balanced_array((), self.resources, requests, row_amounts(state, columns, at))
+            if scores is None:
+                raise OverflowError("amounts beyond int64")
+            return scores
+
+        # a node's score changes only with the node or the pod's requests: kept per shape
+        key = tuple(requests)
+        return self._row_scores.plugin_scores(self, state, pod, key, columns, rows, by_rows), None

@@ -43,6 +43,7 @@ from kubesched.framework import (
 )
 from kubesched_builtin.helper.columns import snapshot_rows
 from kubesched_builtin.helper.row_amounts import RowAmounts, row_amounts
+from kubesched_builtin.helper.row_scores import RowScoreCache
 from kubesched_builtin.helper.state import read_state
 from kubesched_builtin.names import NODE_RESOURCES_FIT
 from kubesched_builtin.noderesources import vectorized
@@ -105,6 +106,8 @@ class NodeResourcesFit(
         self.resources = [r.name for r in args.scoring_strategy.resources]
         self.weights = [r.weight for r in args.scoring_strategy.resources]
         self.scorer = scorer_for(args.scoring_strategy)
+        self._row_scores = RowScoreCache()
+        """`score_array`'s scores, kept per pod shape while a node is unchanged."""
 
     # -- PreFilter / Filter --------------------------------------------------------------
     def pre_filter(
@@ -223,11 +226,17 @@ class NodeResourcesFit(
         """Score on the snapshot's columns (ArrayScorePlugin), every strategy; raises (so
         `score` answers) when an amount is too large for exact int64 arithmetic."""
         requests = self._scoring_requests(state, pod)
-        amounts = row_amounts(state, columns, rows)  # shared with BalancedAllocation
-        found = vectorized.scoring_columns((), self.resources, requests, amounts)
-        if found is None:
-            raise OverflowError("amounts beyond int64")
-        return vectorized.score_arrays(self.args.scoring_strategy, requests, found), None
+
+        def by_rows(at: Rows) -> RowScores:
+            amounts = row_amounts(state, columns, at)  # shared with BalancedAllocation
+            found = vectorized.scoring_columns((), self.resources, requests, amounts)
+            if found is None:
+                raise OverflowError("amounts beyond int64")
+            return vectorized.score_arrays(self.args.scoring_strategy, requests, found)
+
+        # a node's score changes only with the node or the pod's requests: kept per shape
+        key = tuple(requests)
+        return self._row_scores.plugin_scores(self, state, pod, key, columns, rows, by_rows), None
 
     def score_vectorized(
         self, state: CycleState, pod: Pod, columns: NodeColumns
