@@ -17,6 +17,7 @@ from kubesched.framework import NodeColumns, Rows
 __all__ = [
     "label_keys",
     "per_distinct",
+    "per_distinct_at",
     "per_label_group",
     "pod_required_terms",
     "taints_of",
@@ -36,6 +37,21 @@ def per_distinct(
     distinct, inverse = np.unique(ids, return_inverse=True)
     values = np.array([answer(int(i)) for i in distinct.tolist()], dtype)
     return values[inverse]
+
+
+def per_distinct_at(
+    column: npt.NDArray[np.int64],
+    rows: Rows,
+    interned: int,
+    answer: Callable[[int], object],
+    dtype: type[np.generic],
+) -> npt.NDArray[np.generic]:
+    """`per_distinct` of `column` (an id column of NodeColumns, whose ids are never
+    reused) at `rows`; `interned` is how many ids it ever gave: with one, every row holds
+    id 0, and the rows are not read (a cluster of nodes alike: no taints, one image set)."""
+    if interned == 1 and len(rows):
+        return np.full(len(rows), answer(0), dtype)
+    return per_distinct(column[rows], answer, dtype)
 
 
 @lru_cache(maxsize=1024)

@@ -26,7 +26,7 @@ from kubesched.framework import (
     ScorePlugin,
     Status,
 )
-from kubesched_builtin.helper.arrays import per_distinct
+from kubesched_builtin.helper.arrays import per_distinct_at
 from kubesched_builtin.names import IMAGE_LOCALITY
 
 __all__ = [
@@ -127,7 +127,9 @@ class ImageLocality(ScorePlugin):
         containers = (*pod.spec.init_containers, *pod.spec.containers)
         images = frozenset(normalized_image_name(c.image) for c in containers)
         sets = columns.image_sets
-        holds = per_distinct(columns.image_set[rows], lambda i: bool(sets[i] & images), np.bool_)
+        holds = per_distinct_at(
+            columns.image_set, rows, len(sets), lambda i: bool(sets[i] & images), np.bool_
+        )
         scores = np.full(len(rows), calculate_priority(0, len(containers)), np.int64)
         if holds.any():
             at = np.flatnonzero(holds)

@@ -43,7 +43,7 @@ from kubesched.framework import (
     Status,
 )
 from kubesched_builtin.helper import default_normalize_score, is_do_not_schedule_taint
-from kubesched_builtin.helper.arrays import per_distinct, taints_of
+from kubesched_builtin.helper.arrays import per_distinct_at, taints_of
 from kubesched_builtin.helper.normalize_score import default_normalize_array
 from kubesched_builtin.names import TAINT_TOLERATION
 
@@ -136,7 +136,8 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensio
                 find_untolerated_taint(list(taints), tolerations, is_do_not_schedule_taint) is None
             )
 
-        return per_distinct(columns.taint_set[rows], tolerated, np.bool_)  # type: ignore[return-value]
+        taint_sets = len(columns.taint_sets)
+        return per_distinct_at(columns.taint_set, rows, taint_sets, tolerated, np.bool_)  # type: ignore[return-value]
 
     def explain_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> list[str]:
         """Which taint the pod does not tolerate: the first NoSchedule or NoExecute one, as
@@ -208,7 +209,8 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensio
             taints = taints_of(columns, taint_set)
             return _count_intolerable_prefer_no_schedule(taints, tolerations) if taints else 0
 
-        return per_distinct(columns.taint_set[rows], count, np.int64), None  # type: ignore[return-value]
+        taint_sets = len(columns.taint_sets)
+        return per_distinct_at(columns.taint_set, rows, taint_sets, count, np.int64), None  # type: ignore[return-value]
 
     def normalize_score(
         self, state: CycleState, pod: Pod, scores: list[NodeScore]
