@@ -199,8 +199,31 @@ class EventHandlers:
         if fwk is None:
             return
         # a rejected waiting pod fails its binding cycle, which frees what it held
-        if not fwk.reject_waiting_pod(pod.metadata.uid) and pod.status.nominated_node_name:
+        if fwk.reject_waiting_pod(pod.metadata.uid):
+            return
+        if self._cache.is_assumed_pod(pod):
+            self._assumed_pod_deleted(pod)
+        elif pod.status.nominated_node_name:
             self._nomination_released(pod)
+
+    def _assumed_pod_deleted(self, pod: Pod) -> None:
+        """A pod deleted while the cache holds it assumed, not waiting at Permit: once its
+        binding has finished it is forgotten at once, so what it held is free again. One
+        still in its binding cycle is left to the cycle, as v1.34 leaves it: the binding of
+        a pod that is gone fails, and the failure forgets it.
+
+        Without this, a pod whose binding succeeded while the informer's watch was down, and
+        that was deleted before the informer listed again, stayed assumed for good: the
+        relist delivers its delete with the last state seen, still unassigned, so only this
+        handler gets it, not the cache's (the soak against the fake API server, issue 18,
+        filled every node with such pods). v1.34's deletePodFromSchedulingQueue only rejects
+        a waiting pod; upstream's later eventhandlers.go (handleAssumedPodDeletion) forgets
+        any assumed pod and moves the pods waiting (AssignedPodDelete), as here."""
+        assumed = self._cache.get_pod(pod)  # the cached pod: the node it holds
+        if assumed is None or not self._cache.is_binding_finished(assumed):
+            return
+        self._cache.forget_pod(assumed)
+        self.assigned_pod_freed(assumed)
 
     def _nomination_released(self, pod: Pod) -> None:
         """A pod gave up its nominated node (deleted, or nominated elsewhere): pods of lower
