@@ -424,6 +424,8 @@ def test_an_unschedulable_pod_gets_its_deferred_statuses_before_the_search_retur
     assert list(feasible) == [] and len(asked) == 40
     assert diagnosis.node_to_status.get("n3").code is Code.Unschedulable
     assert diagnosis.node_to_status.get("n4").code is Code.UnschedulableAndUnresolvable
+    # nodes rejected alike share one status object
+    assert diagnosis.node_to_status.get("n4") is diagnosis.node_to_status.get("n5")
     assert run(search, batch=True, fast_path=True) == run(search, batch=False)
 
 

@@ -197,22 +197,31 @@ class FastRunners:
     ) -> list[Status]:
         """The statuses `filter_rows_deferring` left out: `filter` of the plugin at
         `index` in `filter_plugins` on each named node, attributed as the per-node runner
-        does. An answer that is not a rejection of the kind `mask_is_exact` promises
-        becomes an Error naming the plugin, so the search reports the broken promise
-        rather than a rejection that did not happen."""
+        does (nodes with the same rejection share one Status: nothing changes a status
+        once made). An answer that is not a rejection of the kind `mask_is_exact`
+        promises becomes an Error naming the plugin, so the search reports the broken
+        promise rather than a rejection that did not happen."""
         p = self.filter_plugins[index]
-        snapshot = self.snapshot
+        get = self.snapshot.get
         nodes: list[NodeInfo] = []
         for name in node_names:
-            info = snapshot.get(name)
+            info = get(name)
             if info is None:
                 raise LookupError(f"node {name} left the snapshot before its status was built")
             nodes.append(info)
         answers = self._filter_one_plugin(p, state, pod, nodes)
         out: list[Status] = []
+        shared: dict[tuple[Code, tuple[str, ...]], Status] = {}
         for name, answer in zip(node_names, answers, strict=True):
-            if answer is not None and answer.is_rejected and answer.code is not Code.Pending:
-                out.append(answer.with_plugin(p.name))
+            if answer is not None and answer.code in _SURE_REJECTIONS:
+                if answer.error is not None:
+                    out.append(answer.with_plugin(p.name))
+                    continue
+                key = (answer.code, answer.reasons)
+                status = shared.get(key)
+                if status is None:
+                    status = shared[key] = answer.with_plugin(p.name)
+                out.append(status)
             elif answer is not None and answer.code is Code.Error:
                 out.append(_attributed(p.name, answer))
             else:
@@ -318,6 +327,10 @@ class FastRunners:
         if s is not None and not s.is_success:
             return values, _normalize_failed(p.name, s)
         return [ns.score for ns in scores], None
+
+
+_SURE_REJECTIONS = (Code.Unschedulable, Code.UnschedulableAndUnresolvable)
+"""What `filter` answers on a row an exact mask rejected (`mask_is_exact`)."""
 
 
 def _attributed(name: str, answer: Status) -> Status:
