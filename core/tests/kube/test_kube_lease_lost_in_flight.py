@@ -71,14 +71,18 @@ TEST_PLUGINS: list[type[Plugin]] = [*PLUGINS, HoldAtPreBind]
 class _LossClock(logging.Handler):
     """Notes the event loop's time of the leader's "Failed to renew lease" line (the
     moment it gives up, before anything else runs on the loop) and lets the held binding
-    cycles go on in that same instant."""
+    cycles go on in that same instant; and whether a SIGTERM drain has begun."""
 
     def __init__(self) -> None:
-        super().__init__(logging.ERROR)
+        super().__init__(logging.INFO)
         self.lost_at: float | None = None
+        self.draining = False
 
     def emit(self, record: logging.LogRecord) -> None:
-        if self.lost_at is None and record.getMessage().startswith("Failed to renew lease"):
+        message = record.getMessage()
+        if message.startswith("Requested to terminate, draining"):
+            self.draining = True
+        if self.lost_at is None and message.startswith("Failed to renew lease"):
             self.lost_at = asyncio.get_running_loop().time()
             HoldAtPreBind.release.set()
 
@@ -87,10 +91,13 @@ class _LossClock(logging.Handler):
 def loss_clock() -> Iterator[_LossClock]:
     handler = _LossClock()
     logger = logging.getLogger("kubesched.run")
+    level = logger.level
     logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
     try:
         yield handler
     finally:
+        logger.setLevel(level)
         logger.removeHandler(handler)
 
 
@@ -176,6 +183,38 @@ def test_no_binding_is_sent_after_the_lease_is_lost(
     # cmd/kube-scheduler/app/server.go OnStoppedLeading
     lost = [r for r in caplog.records if r.getMessage() == "Leaderelection lost"]
     assert [r.levelno for r in lost] == [logging.ERROR]
+
+
+def test_a_lease_lost_during_the_sigterm_drain_stops_the_cycles_it_waits_for() -> None:
+    """The drain waits for binding cycles (grace period 30 s); the Lease lost meanwhile
+    stops them at once all the same, and the replica exits 0, as a terminating
+    kube-scheduler does (server.go OnStoppedLeading: "Requested to terminate, exiting")."""
+    HoldAtPreBind.entered = set()
+    config = resolved_config(with_plugins=TEST_PLUGINS)
+    plugins = {p.name: p for p in TEST_PLUGINS}
+
+    async def scenario() -> None:
+        HoldAtPreBind.release = asyncio.Event()
+        async with fake_server() as server:
+            add_ready_node(server, node_raw("n1", cpu="32"))
+            a = replica(server, "a", config=config, plugins=plugins, shutdown_grace_period=30.0)
+            running = asyncio.get_running_loop().create_task(a.run())
+            await eventually(lambda: a.leading, "a leads")
+            for name in HELD:
+                raw = pod_raw(name, cpu="1")
+                raw["metadata"]["labels"] = {"prebind": "hold"}
+                server.add("v1/pods", raw)
+            await eventually(lambda: HoldAtPreBind.entered == set(HELD), "held in PreBind", 20)
+            with loss_clock() as clock:
+                a.request_shutdown()  # what SIGTERM does
+                await eventually(lambda: clock.draining, "draining")
+                renewals_fail(server)
+                assert await asyncio.wait_for(running, 15) == 0
+            assert clock.lost_at is not None
+            assert server.requests_to("POST", "/binding") == []
+            assert not any(node_of(server, n) for n in HELD)
+
+    run(scenario, timeout=60)
 
 
 COMMAND_CONFIG = """\
