@@ -14,8 +14,9 @@ Upstream: cmd/kube-scheduler/app/server.go (Run). The order is upstream's:
    cycles roll back), let binding cycles, status writes and Events finish within the grace
    period, give the Lease up (kube-scheduler leaves it to expire; releasing lets the other
    replica take over at once, and is safe since nothing is in flight any more), exit 0. A
-   second signal stops waiting. Events not written by the end of the grace period are
-   dropped with one log line counting them.
+   second signal stops waiting; so does the Lease lost meanwhile (the cycles are cancelled
+   as in 3, and the exit is still 0, as a terminating kube-scheduler's). Events not written
+   by the end of the grace period are dropped with one log line counting them.
 
 Events have a client of their own, as do leader election's requests (kube-scheduler's
 createClients), so neither queues behind bindings in the scheduling client's rate limiter.
