@@ -1,5 +1,6 @@
-"""Shared helpers of the `kube` backend tests: the fake server, a cluster on it, ready Nodes,
-waiting, and in-test plugins."""
+"""Shared helpers of the `kube` backend tests: the fake server (on the test's loop, or in a
+thread of its own for `kubesched run` processes), a cluster on it, `kubesched run`
+replicas in-process and as processes, ready Nodes, waiting, and in-test plugins."""
 
 from __future__ import annotations
 
@@ -117,7 +118,7 @@ class ServerThread:
         return self.server.url
 
 
-_RUN = "import sys; from kubesched.cli import main; main()"
+_RUN = "from kubesched.cli import main; main()"
 """`kubesched run` as its console script runs it (kubesched.cli:main)."""
 
 
