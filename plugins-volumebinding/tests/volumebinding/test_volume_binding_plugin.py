@@ -403,9 +403,9 @@ def _mask(plugin: VolumeBinding, state: CycleState, pod: Pod, env: VolumeEnv) ->
 def test_the_array_filter_passes_the_nodes_that_share_an_answer() -> None:
     """A claim provisioned alike everywhere passes every row at once (n3 aside, below),
     and Reserve on a row passed so assumes the provisioning there as after Filter; the
-    rows of the hosts a PV of the claim's class is pinned to are left to Filter (Reserve
-    binds the PV there); a local claim that no PV fits elsewhere rejects the other rows
-    (through Filter, which says why)."""
+    rows of the hosts a PV of the claim's class is pinned to get Filter's own answer
+    (Reserve binds the PV there); a local claim that no PV fits elsewhere rejects the
+    other rows for sure (the mask is exact: Filter says why, when asked)."""
     objects = [
         PROV_SC,
         LOCAL_SC,
@@ -421,18 +421,18 @@ def test_the_array_filter_passes_the_nodes_that_share_an_answer() -> None:
     provisioned = pod_with_claims("p", "pvc-prov")
     state = CycleState()
     plugin.pre_filter(state, provisioned, env.snapshot.list())
-    assert _mask(plugin, state, provisioned, env) == [True, True, False, True]
+    assert _mask(plugin, state, provisioned, env) == [True, True, True, True]
     assert plugin.reserve(state, provisioned, "n4") is None
     assumed = plugin.pvc_cache.get("default/pvc-prov")
     assert assumed.metadata.annotations.get("volume.kubernetes.io/selected-node") == "n4"
     plugin.unreserve(state, provisioned, "n4")
 
-    # a class that provisions, with a PV pinned to n3: n3 is Filter's, and Reserve there
-    # binds that PV rather than provisioning
+    # a class that provisions, with a PV pinned to n3: n3 gets Filter's answer, and
+    # Reserve there binds that PV rather than provisioning
     either = pod_with_claims("e", "pvc-either")
     state = CycleState()
     plugin.pre_filter(state, either, env.snapshot.list())
-    assert _mask(plugin, state, either, env) == [True, True, False, True]
+    assert _mask(plugin, state, either, env) == [True, True, True, True]
     assert plugin.filter(state, either, env.node_info("n3")) is None
     assert plugin.reserve(state, either, "n3") is None
     bound = plugin.pv_cache.get("pv-n3")
@@ -445,7 +445,7 @@ def test_the_array_filter_passes_the_nodes_that_share_an_answer() -> None:
     local = pod_with_claims("q", "pvc-local")
     state = CycleState()
     plugin.pre_filter(state, local, env.snapshot.list())
-    assert _mask(plugin, state, local, env) == [False] * 4
+    assert _mask(plugin, state, local, env) == [False, True, False, False]
     assert [plugin.filter(state, local, info) for info in env.snapshot.list()] == [
         _UNRESOLVABLE_BIND,
         None,

@@ -133,6 +133,8 @@ class VolumeBinding(
     """Binds PVCs to PVs and triggers provisioning as part of scheduling."""
 
     name: ClassVar[str] = VOLUME_BINDING
+    filter_mask_exact: ClassVar[bool] = True
+    """`filter_mask` rejects only what `filter` rejects (see `mask_is_exact`)."""
     options: ClassVar[BinderOptions] = BinderOptions()
     """Improvements over upstream; a subclass may switch them off."""
 
@@ -238,9 +240,11 @@ class VolumeBinding(
     def filter_mask(self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Rows) -> RowMask:
         """Filter on the snapshot's rows (ArrayFilterPlugin). When the pod's claims give
         every node outside `full_check_hosts` the same answer (`node_blind.py`), those
-        rows pass or not with it; the rows of those hosts are left to `filter`. Raises
-        without PreFilter's state, without such an answer, or on columns that are not the
-        snapshot's, so `filter` answers."""
+        rows pass or not with it; the rows of those hosts get `filter`'s own answer, so
+        the mask is exact (`filter_mask_exact`: the statuses of the rejected rows are
+        built only when read). Raises without PreFilter's state, without such an answer,
+        on columns that are not the snapshot's, or when `filter` errs on a host, so
+        `filter` answers."""
         data = state.get(STATE_KEY)
         if not isinstance(data, VolumeBindingState):
             raise LookupError(f"{self.name}: no PreFilter state")
@@ -253,18 +257,27 @@ class VolumeBinding(
             raise LookupError(f"{self.name}: no answer shared by the rows")
         host_ids = columns.domain_ids(HOSTNAME_LABEL)[rows]
         full = np.isin(host_ids, self._host_ids.of(columns, hosts))
-        if claims.shared_answer is None:
-            shared = np.flatnonzero(~full)
-            if not shared.size:
-                return ~full
-            node = snapshot.node_info_list[int(rows[shared[0]])].node
-            assert node is not None  # the snapshot's rows all have a Node
-            self.binder.find_pod_volumes(pod, claims, node)  # keeps the shared answer
-        assert claims.shared_answer is not None
-        if claims.shared_answer[1]:
-            return np.zeros(len(rows), np.bool_)  # rejected: `filter` says why, node by node
-        data.shared_passed = True
-        return ~full
+        infos = snapshot.node_info_list
+        shared = np.flatnonzero(~full)
+        if not shared.size:
+            mask: RowMask = np.zeros(len(rows), np.bool_)
+        else:
+            if claims.shared_answer is None:
+                node = infos[int(rows[shared[0]])].node
+                assert node is not None  # the snapshot's rows all have a Node
+                self.binder.find_pod_volumes(pod, claims, node)  # keeps the shared answer
+            assert claims.shared_answer is not None
+            # rejected: `filter` gives every such row the shared reasons (Unresolvable)
+            passes = not claims.shared_answer[1]
+            mask = np.full(len(rows), passes, np.bool_)
+            if passes:
+                data.shared_passed = True
+        for i in np.flatnonzero(full).tolist():
+            status = self.filter(state, pod, infos[int(rows[i])])
+            if status is not None and not status.is_success and not status.is_rejected:
+                raise VolumeBindingError(status.message())  # `filter` gives the Error
+            mask[i] = status is None or status.is_success
+        return mask
 
     def explain_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> list[str]:
         """Claim by claim, why the node does not fit: the bound PV's node affinity term,
