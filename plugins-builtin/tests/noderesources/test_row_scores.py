@@ -1,8 +1,9 @@
-"""NodeResourcesFit and BalancedAllocation keep their array scores per pod shape across
-cycles (`helper.row_scores`): a row is scored again only when its node changed (its
-generation), node by node when few rows are stale. Over a run of cycles on random
-clusters, with pods of a few shapes and nodes changing between cycles, every answer still
-equals Score node by node; and the cache computes exactly the stale rows."""
+"""NodeResourcesFit and BalancedAllocation keep their array scores (and NodeResourcesFit
+its Filter mask) per pod shape across cycles (`helper.row_scores`): a row is computed again
+only when its node changed (its generation), node by node when few rows are stale. Over a
+run of cycles on random clusters, with pods of a few shapes and nodes changing between
+cycles, every answer still equals Score (Filter) node by node; and the cache computes
+exactly the stale rows."""
 
 from __future__ import annotations
 
@@ -89,6 +90,14 @@ def test_kept_scores_equal_score_node_by_node_as_nodes_change(
                 continue  # amounts beyond int64 on the array form: Score answers node by node
             assert status is None
             assert found.tolist() == expected, (plugin.name, number)
+            if isinstance(plugin, NodeResourcesFit):
+                plugin.pre_filter(state, pod, infos)
+                passes = [plugin.filter(state, pod, infos[r]) is None for r in picked]
+                try:
+                    mask = plugin.filter_mask(state, pod, columns, rows)
+                except OverflowError:
+                    continue  # beyond int64 on the array form: Filter answers node by node
+                assert mask.tolist() == passes, ("filter_mask", number)
 
 
 def test_only_rows_whose_node_changed_are_computed_again() -> None:

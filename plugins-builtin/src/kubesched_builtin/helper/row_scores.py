@@ -1,20 +1,21 @@
-"""Score arrays kept across cycles, by pod shape: a row is scored again only when its node
-changed.
+"""Score arrays (and Filter masks) kept across cycles, by pod shape: a row is computed
+again only when its node changed.
 
-NodeResourcesFit's and BalancedAllocation's score of a node depends only on the node's
-amounts (its row of the snapshot's NodeColumns, which a change to the node replaces under a
-new generation) and on the pod's requests: pods of one shape (a Deployment's) score a node
-the same until the node changes. Each shape keeps every row's score with the generation it
-was computed on; a cycle computes only the rows of its own that are stale: node by node
-(the plugin's `score`, a few rows) or with the array form (many). The columns being laid
-out anew (a node added or removed) drops everything.
+NodeResourcesFit's and BalancedAllocation's score of a node, and NodeResourcesFit's Filter
+answer, depend only on the node's amounts (its row of the snapshot's NodeColumns, which a
+change to the node replaces under a new generation) and on the pod's requests: pods of one
+shape (a Deployment's) get the same answer from a node until the node changes. Each shape
+keeps every row's value with the generation it was computed on; a cycle computes only the
+rows of its own that are stale: node by node (the plugin's per-node form, a few rows) or
+with the array form (many). The columns being laid out anew (a node added or removed)
+drops everything.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -26,6 +27,7 @@ __all__ = ["RowScoreCache"]
 
 Ints = npt.NDArray[np.int64]
 Rows = npt.NDArray[np.intp]
+Values = npt.NDArray[Any]
 
 _SHAPES: Final = 16
 """Pod shapes kept (the least recently used goes first)."""
@@ -37,19 +39,21 @@ cost of a few dozen numpy calls."""
 class _Shape:
     __slots__ = ("generations", "scores")
 
-    def __init__(self, size: int) -> None:
-        self.scores: Ints = np.zeros(size, np.int64)
+    def __init__(self, size: int, dtype: type[np.generic]) -> None:
+        self.scores: Values = np.zeros(size, dtype)
         self.generations: Ints = np.full(size, -1, np.int64)
-        """The generation each row's score was computed on (-1: never)."""
+        """The generation each row's value was computed on (-1: never)."""
 
 
 class RowScoreCache:
-    """One plugin's scores of the snapshot's rows, per pod shape (`key`)."""
+    """One plugin's values (scores, or Filter's pass) of the snapshot's rows, per pod shape
+    (`key`), as `dtype`."""
 
-    __slots__ = ("_columns", "_shapes")
+    __slots__ = ("_columns", "_dtype", "_shapes")
 
-    def __init__(self) -> None:
+    def __init__(self, dtype: type[np.generic] = np.int64) -> None:
         self._columns: NodeColumns | None = None
+        self._dtype = dtype
         self._shapes: OrderedDict[Hashable, _Shape] = OrderedDict()
 
     def scores(
@@ -57,10 +61,10 @@ class RowScoreCache:
         key: Hashable,
         columns: NodeColumns,
         rows: Rows,
-        by_rows: Callable[[Rows], Ints],
+        by_rows: Callable[[Rows], Values],
         nodes: Sequence[NodeInfo],
-        by_node: Callable[[NodeInfo], int],
-    ) -> Ints:
+        by_node: Callable[[NodeInfo], object],
+    ) -> Values:
         """The scores of `rows` of `columns` for pods of shape `key`: those kept from an
         earlier cycle where the row's generation is unchanged, the others computed by
         `by_rows` (the array form, on some rows), or, when few, by `by_node` on their node
@@ -74,7 +78,7 @@ class RowScoreCache:
         if shape is None:
             if len(self._shapes) >= _SHAPES:
                 self._shapes.popitem(last=False)
-            shape = self._shapes[key] = _Shape(len(columns))
+            shape = self._shapes[key] = _Shape(len(columns), self._dtype)
         else:
             self._shapes.move_to_end(key)
         generations = columns.generation[rows]
@@ -84,7 +88,7 @@ class RowScoreCache:
             fresh = generations[stale]
             found = None
             if stale.size <= _BY_NODE:
-                found = _node_by_node(columns, at, fresh, nodes, by_node)
+                found = _node_by_node(columns, at, fresh, nodes, by_node, self._dtype)
             if found is None:
                 found = by_rows(at)
             shape.scores[at] = found
@@ -99,8 +103,8 @@ class RowScoreCache:
         key: Hashable,
         columns: NodeColumns,
         rows: Rows,
-        by_rows: Callable[[Rows], Ints],
-    ) -> Ints:
+        by_rows: Callable[[Rows], Values],
+    ) -> Values:
         """`scores` with the plugin's Score of a node for the few stale rows, on its
         handle's snapshot."""
 
@@ -116,8 +120,9 @@ def _node_by_node(
     at: Rows,
     generations: Ints,
     nodes: Sequence[NodeInfo],
-    by_node: Callable[[NodeInfo], int],
-) -> Ints | None:
+    by_node: Callable[[NodeInfo], object],
+    dtype: type[np.generic],
+) -> Values | None:
     """`by_node` of the node info at each row of `at`, or None when one is not the row's
     node at the row's generation (`nodes` is not the list the columns describe)."""
     if len(nodes) != len(columns):
@@ -127,4 +132,4 @@ def _node_by_node(
     for r, info, generation in zip(at.tolist(), infos, generations.tolist(), strict=True):
         if info.name != names[r] or info.generation != generation:
             return None
-    return np.array([by_node(info) for info in infos], np.int64)
+    return np.array([by_node(info) for info in infos], dtype)

@@ -108,6 +108,8 @@ class NodeResourcesFit(
         self.scorer = scorer_for(args.scoring_strategy)
         self._row_scores = RowScoreCache()
         """`score_array`'s scores, kept per pod shape while a node is unchanged."""
+        self._row_fits = RowScoreCache(np.bool_)
+        """`filter_mask`'s answers, kept per pod shape while a node is unchanged."""
 
     # -- PreFilter / Filter --------------------------------------------------------------
     def pre_filter(
@@ -172,16 +174,22 @@ class NodeResourcesFit(
         """Filter on the snapshot's columns (ArrayFilterPlugin): room for the pod's
         requests and one more pod. Raises (so `filter` answers) without PreFilter's state
         or when an amount is not exact in int64."""
-        ok = vectorized.fits_rows(
-            self._pod_request(state),
-            columns,
-            rows,
-            self.ignored_resources,
-            self.ignored_resource_groups,
-        )
-        if ok is None:
-            raise OverflowError("amounts beyond int64")
-        return ok
+        request = self._pod_request(state)
+        ignored, groups = self.ignored_resources, self.ignored_resource_groups
+
+        def by_rows(at: Rows) -> RowMask:
+            ok = vectorized.fits_rows(request, columns, at, ignored, groups)
+            if ok is None:
+                raise OverflowError("amounts beyond int64")
+            return ok
+
+        def by_node(info: NodeInfo) -> bool:
+            return not fits_request(request, info, ignored, groups)
+
+        # a node's answer changes only with the node or what the pod asks for: kept per shape
+        key = vectorized.wanted(request, ignored, groups)
+        nodes = self.handle.snapshot.node_info_list
+        return self._row_fits.scores(key, columns, rows, by_rows, nodes, by_node)
 
     # -- PreScore / Score ----------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:

@@ -35,6 +35,7 @@ __all__ = [
     "scored_resource",
     "scoring_columns",
     "short_rows",
+    "wanted",
 ]
 
 Ints = npt.NDArray[np.int64]
@@ -67,22 +68,23 @@ def fits_columns(
     ok: npt.NDArray[np.bool_] = (
         (columns.pod_count if rows is None else columns.pod_count[rows]) + 1
     ) <= read(columns.allocatable, PODS)
-    for name, quantity in _wanted(pod_request, ignored_resources, ignored_groups):
+    for name, quantity in wanted(pod_request, ignored_resources, ignored_groups):
         if quantity <= 0:
             continue
         ok &= quantity <= read(columns.allocatable, name) - read(columns.requested, name)
     return ok
 
 
-def _wanted(
+def wanted(
     pod_request: Resource, ignored_resources: Set[str], ignored_groups: Set[str]
-) -> list[tuple[str, int]]:
-    return [
+) -> tuple[tuple[str, int], ...]:
+    """What the Filter forms read of `pod_request`: each checked resource and amount."""
+    return (
         (CPU, pod_request.milli_cpu),
         (MEMORY, pod_request.memory),
         (EPHEMERAL_STORAGE, pod_request.ephemeral_storage),
         *checked_scalar_requests(pod_request, ignored_resources, ignored_groups),
-    ]
+    )
 
 
 def short_rows(
@@ -109,8 +111,8 @@ def fits_rows(
     ignored_groups: Set[str] = frozenset(),
 ) -> npt.NDArray[np.bool_] | None:
     """`fits_columns` of the rows `at`, or None when an amount is not exact in int64."""
-    wanted = _wanted(pod_request, ignored_resources, ignored_groups)
-    if not columns.exact or any(abs(q) >= SAFE_AMOUNT for _, q in wanted):
+    amounts = wanted(pod_request, ignored_resources, ignored_groups)
+    if not columns.exact or any(abs(q) >= SAFE_AMOUNT for _, q in amounts):
         return None
     return fits_columns(pod_request, columns, ignored_resources, ignored_groups, at)
 
