@@ -257,7 +257,8 @@ class FilterRunners:
         return [
             pi
             for pi in self.nominator.nominated_pods_for_node(node_info.name)
-            if pi.pod.priority >= priority and pi.pod.metadata.uid != uid
+            # Pod.priority, read without the property call (once per node and cycle)
+            if (pi.pod.spec.priority or 0) >= priority and pi.pod.metadata.uid != uid
         ]
 
     def add_nominated_pods(

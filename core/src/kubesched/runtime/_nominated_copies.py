@@ -11,6 +11,7 @@ serves until either changes.
 from __future__ import annotations
 
 from collections.abc import Collection
+from operator import is_
 
 from kubesched.framework import NodeInfo, PodInfo
 
@@ -33,7 +34,7 @@ class NominatedCopies:
             kept is not None
             and kept[0] == info.generation
             and len(kept[1]) == len(pods)
-            and all(a is b for a, b in zip(kept[1], pods, strict=True))
+            and all(map(is_, kept[1], pods))
         ):
             return kept[2]
         copy = info.clone()
