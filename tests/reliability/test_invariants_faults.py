@@ -18,7 +18,7 @@ and binding is the delete_node rule's case (and test_faults'). Budget as test_in
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from _driver import Cluster
 from hypothesis import event
@@ -26,7 +26,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import initialize, invariant, precondition, rule
 from test_invariants import EXAMPLES, STEPS, SchedulerInvariants
 
-from kubesched.simulate._faults import parse_fault_plan
+from kubesched.simulate._faults import FaultPlan, parse_fault_plan
+from kubesched.simulate._faults_inject import FaultInjector
 from kubesched.testing import make_pod
 from kubesched_volumebinding.storage import (
     PersistentVolume,
@@ -81,29 +82,74 @@ STORAGE_CLASS = StorageClass.model_validate(
 )
 
 
-class FaultyInvariants(SchedulerInvariants):
-    """The default profile, volumes and the plan above."""
+class PlanInvariants(SchedulerInvariants):
+    """The default profile with `PLAN` firing at random, seeded by the example: pods in
+    PreBind are held as Permit waiters are, and the Reserve ledger invariant (7)."""
+
+    PLAN: ClassVar[FaultPlan]
 
     def __init__(self) -> None:
         super().__init__()
         self.c.close()
-        self.c = Cluster(self.CONFIG, PLAN)
-        self.c.do(self.c.cluster.create(STORAGE_CLASS))
+        self.c = Cluster(self.CONFIG, self.PLAN)
 
-    def teardown(self) -> None:
+    @property
+    def injector(self) -> FaultInjector:
         injector = self.c.sim.injector
         assert injector is not None
-        for kind, count in sorted(injector.by_kind().items()):
+        return injector
+
+    def teardown(self) -> None:
+        for kind, count in sorted(self.injector.by_kind().items()):
             event(f"faults fired: {kind} {min(count, 5)}")
-        claims = self.c.cluster.list("PersistentVolumeClaim")
-        event(f"claims bound at the end: {min(sum(1 for c in claims if c.spec.volume_name), 3)}")
         super().teardown()
 
     @initialize(seed=st.integers(0, 2**32 - 1))
     def seed_the_plan(self, seed: int) -> None:
-        injector = self.c.sim.injector
-        assert injector is not None
-        injector.rng.seed(seed)
+        self.injector.rng.seed(seed)
+
+    def _held(self) -> dict[str, object]:
+        """Also the pods in PreBind (VolumeBinding waits there for the PV controller, or the
+        plan holds it): the same wait while it started at the same time."""
+        return {
+            **super()._held(),
+            **{uid: ("PreBind", since) for uid, since in self.injector.pre_binding.items()},
+        }
+
+    def _hold_limit(self, uid: str) -> float:
+        return BIND_TIMEOUT if uid in self.injector.pre_binding else super()._hold_limit(uid)
+
+    def _binding(self) -> set[str]:
+        return set(self.injector.pre_binding)
+
+    @invariant()
+    def every_reserve_unreserved_or_bound(self) -> None:
+        self.c.settle(0.0)
+        cache = self.c.scheduler.cache
+        open_ = self.injector.ledger.reserved
+        assumed = {
+            pi.pod.metadata.uid
+            for info in cache.dump().values()
+            for pi in info.pods
+            if cache.is_assumed_pod(pi.pod)
+        }
+        left = {uid: key for uid, (key, _) in open_.items() if uid not in assumed}
+        assert not left, f"Reserve without Unreserve nor binding: {sorted(left.values())}"
+
+
+class FaultyInvariants(PlanInvariants):
+    """The default profile, volumes and the plan above."""
+
+    PLAN = PLAN
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.c.do(self.c.cluster.create(STORAGE_CLASS))
+
+    def teardown(self) -> None:
+        claims = self.c.cluster.list("PersistentVolumeClaim")
+        event(f"claims bound at the end: {min(sum(1 for c in claims if c.spec.volume_name), 3)}")
+        super().teardown()
 
     def _volumes(self) -> list[Any]:
         return sorted(self.c.cluster.list("PersistentVolume"), key=lambda v: v.metadata.name)
@@ -186,43 +232,7 @@ class FaultyInvariants(SchedulerInvariants):
         pv = data.draw(st.sampled_from(self._volumes()), label="volume")
         self.c.do(self.c.cluster.delete("PersistentVolume", pv.metadata.name))
 
-    def _held(self) -> dict[str, object]:
-        """Also the pods in PreBind (VolumeBinding waits there for the PV controller, or the
-        plan holds it): the same wait while it started at the same time."""
-        injector = self.c.sim.injector
-        assert injector is not None
-        return {
-            **super()._held(),
-            **{uid: ("PreBind", since) for uid, since in injector.pre_binding.items()},
-        }
-
-    def _hold_limit(self, uid: str) -> float:
-        injector = self.c.sim.injector
-        assert injector is not None
-        return BIND_TIMEOUT if uid in injector.pre_binding else super()._hold_limit(uid)
-
-    def _binding(self) -> set[str]:
-        injector = self.c.sim.injector
-        assert injector is not None
-        return set(injector.pre_binding)
-
     # -- invariants ---------------------------------------------------------------------
-    @invariant()
-    def every_reserve_unreserved_or_bound(self) -> None:
-        self.c.settle(0.0)
-        injector = self.c.sim.injector
-        assert injector is not None
-        cache = self.c.scheduler.cache
-        open_ = injector.ledger.reserved
-        assumed = {
-            pi.pod.metadata.uid
-            for info in cache.dump().values()
-            for pi in info.pods
-            if cache.is_assumed_pod(pi.pod)
-        }
-        left = {uid: key for uid, (key, _) in open_.items() if uid not in assumed}
-        assert not left, f"Reserve without Unreserve nor binding: {sorted(left.values())}"
-
     @invariant()
     def no_volume_allocated_twice(self) -> None:
         by_claim: dict[str, str] = {}
