@@ -285,12 +285,16 @@ class FastRunners:
             scores.append(values)
         if not scores:
             return RowScoring(rows, [], np.zeros((0, len(rows)), np.int64), _zeros(rows)), None
-        matrix = np.stack(scores)
+        # filled row by row (np.stack's own checks cost more than the copies at this size)
+        matrix = np.empty((len(scores), len(rows)), np.int64)
+        for i, values in enumerate(scores):
+            matrix[i] = values
         if matrix.size and (matrix.min() < MIN_NODE_SCORE or matrix.max() > MAX_NODE_SCORE):
             return None, _out_of_range(plugins, scores)
-        weights = [self.score_weights[name] for name in plugins]
-        if any(w != 1 for w in weights):
-            matrix = matrix * np.array(weights, np.int64)[:, np.newaxis]
+        weights = self.score_weights
+        for i, name in enumerate(plugins):
+            if weights[name] != 1:
+                matrix[i] *= weights[name]
         total: RowScores = matrix.sum(axis=0)
         return RowScoring(rows, plugins, matrix, total), None
 

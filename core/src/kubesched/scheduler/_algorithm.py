@@ -409,8 +409,9 @@ class SchedulingAlgorithm:
         total = scoring.total
         tied = np.flatnonzero(total == total.max())
         infos = self.snapshot.node_info_list
-        # one draw among the tied, as select_host's rng.choice makes (same length, same call)
-        at = int(tied[0]) if len(tied) == 1 else self.rng.choice(tied.tolist())
+        # one draw among the tied, as select_host's rng.choice makes (same length, same
+        # call; on the array itself, not a list of it)
+        at = int(tied[0]) if len(tied) == 1 else int(self.rng.choice(tied))
         return ScheduleResult(
             infos[rows[at]].name,
             len(feasible) + len(diagnosis.node_to_status),
