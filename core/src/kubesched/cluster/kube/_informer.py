@@ -33,8 +33,10 @@ from kubesched.cluster.kube._resources import (
     DecodeError,
     collection_path,
     decode,
+    decode_event,
     decode_page,
     key_of_raw,
+    object_key,
 )
 from kubesched.cluster.kube._transport import ApiError, Transport, error_from_status, parse_json
 
@@ -246,6 +248,14 @@ class Informer:
         async with self._transport.stream(path, query=query, timeout=timeout + 30.0) as lines:
             self.failing_since = None  # the server answered: a quiet watch is a healthy one
             async for line in lines:
+                change = decode_event(self.info, line)
+                if change is not None:  # the usual event, validated straight from the line
+                    kind, obj = change
+                    self._apply_decoded(kind, object_key(self.info, obj), obj)
+                    delivered += 1
+                    if obj.metadata.resource_version:
+                        self.resource_version = str(obj.metadata.resource_version)
+                    continue
                 event = json.loads(line)
                 kind = event.get("type")
                 raw = event.get("object") or {}
@@ -268,9 +278,11 @@ class Informer:
             return None
 
     def _apply(self, kind: WatchEventType, raw: dict[str, Any]) -> None:
-        key = key_of_raw(self.info, raw)
+        self._apply_decoded(kind, key_of_raw(self.info, raw), self._decode(raw))
+
+    def _apply_decoded(self, kind: WatchEventType, key: str, obj: Any | None) -> None:
+        """A watch event whose object decoded to `obj` (None: it did not)."""
         old = self.store.get(key)
-        obj = self._decode(raw)
         if kind == "DELETED":
             if old is None:
                 return  # never cached (it did not decode): nothing to take back

@@ -11,13 +11,14 @@ import functools
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 from urllib.parse import quote
 
 import pydantic
 
 from kubesched._errors import AlreadyExistsError, ConflictError, KubeschedError, NotFoundError
 from kubesched.api import K8sModel, KindInfo
+from kubesched.cluster._interface import WatchEventType
 from kubesched.cluster.kube._transport import ApiError
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "Page",
     "collection_path",
     "decode",
+    "decode_event",
     "decode_page",
     "key_of_raw",
     "map_error",
@@ -145,6 +147,40 @@ def decode_page(info: KindInfo, data: bytes) -> Page | None:
         return None
     items = {object_key(info, obj): obj for obj in page.items or ()}
     return Page(items, page.metadata.resource_version, page.metadata.continue_token)
+
+
+@functools.cache
+def _event_model(model: type[pydantic.BaseModel]) -> type[pydantic.BaseModel]:
+    return pydantic.create_model(
+        f"{model.__name__}WatchEvent",
+        __config__=pydantic.ConfigDict(extra="ignore"),
+        type=(str, ""),
+        object=(model | None, None),  # type: ignore[arg-type]
+    )
+
+
+_CHANGES: Final = frozenset({"ADDED", "MODIFIED", "DELETED"})
+"""The watch event types that carry an object of the kind (besides BOOKMARK and ERROR)."""
+
+
+def decode_event(info: KindInfo, line: bytes) -> tuple[WatchEventType, Any] | None:
+    """An ADDED, MODIFIED or DELETED watch event validated straight from its line into the
+    kind's model, without a Python dict of the object on the way (as `decode_page`).
+
+    None for any other event (BOOKMARK, ERROR), an object the model rejects, or a model
+    whose own apiVersion and kind defaults are not the kind's: the caller then parses the
+    line and decodes the object as `decode` does, logging a bad one.
+    """
+    if not _defaults_are(info):
+        return None
+    try:
+        event: Any = _event_model(info.model).model_validate_json(line)
+    except pydantic.ValidationError:
+        return None
+    if event.type not in _CHANGES or event.object is None:
+        return None
+    kind: WatchEventType = event.type
+    return kind, event.object
 
 
 def object_key(info: KindInfo, obj: Any) -> str:
