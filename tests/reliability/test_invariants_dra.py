@@ -156,6 +156,10 @@ class DRAInvariants(PlanInvariants):
         deletes at once, where the API server's finalizer holds a claim in use back)."""
         self.node_labels: dict[str, dict[str, str]] = {}
         self.ever_allocated = 0
+        self.outlived = 0
+        """Checks that saw a device allocated whose slice no longer lists it."""
+        self.admin = 0
+        """Checks that saw a device allocated with admin access."""
         super().__init__()
         self.c.cluster.watch("ResourceClaim", self._claim_deleted)
         for name, driver in (("gpu", GPU), ("nic", NIC)):
@@ -175,6 +179,8 @@ class DRAInvariants(PlanInvariants):
             f"claims allocated at the end: {min(sum(1 for c in claims if c.status.allocation), 3)}"
         )
         event(f"claims ever allocated: {min(self.ever_allocated, 5)}")
+        event(f"allocations seen outliving their slice: {min(self.outlived, 1)}")
+        event(f"admin-access allocations seen: {min(self.admin, 1)}")
         super().teardown()
 
     # -- helpers ------------------------------------------------------------------------
@@ -405,6 +411,8 @@ class DRAInvariants(PlanInvariants):
                     assert device in now or device in self.unpublished, (
                         f"{claim.key}: newly allocated {device}, withdrawn before this step"
                     )
+            self.outlived += not devices <= now
+            self.admin += any(r.admin_access for r in results)
             for device in claim_devices(claim):  # those without admin access
                 assert device not in owners, (
                     f"{device} allocated to {owners[device]} and {claim.key}"
