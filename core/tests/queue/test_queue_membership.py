@@ -146,6 +146,24 @@ def test_nominated_pods_for_node_returns_a_copy() -> None:
     assert _names(q.nominated_pods_for_node("n1")) == ["a"]
 
 
+def test_nominated_pods_are_listed_by_node_and_a_changed_node_gets_a_new_list() -> None:
+    q = make_queue(VirtualClock())
+    a, b = PodInfo(make_pod("a")), PodInfo(make_pod("b"))
+    q.add_nominated_pod(a, NominatingInfo("n1"))
+    assert set(q.nodes_with_nominated_pods()) == {"n1"}
+    before = q.nominated_pods_by_node()["n1"]
+    q.add_nominated_pod(b, NominatingInfo("n1"))
+    after = q.nominated_pods_by_node()["n1"]
+    # a reader may key on the list object: the old one is left as it was
+    assert after is not before and _names(list(before)) == ["a"]
+    assert _names(list(after)) == ["a", "b"]
+    q.delete_nominated_pod_if_exists(a.pod)
+    assert _names(list(q.nominated_pods_by_node()["n1"])) == ["b"]
+    assert _names(list(after)) == ["a", "b"]
+    q.delete_nominated_pod_if_exists(b.pod)
+    assert dict(q.nominated_pods_by_node()) == {} and not q.nodes_with_nominated_pods()
+
+
 def test_update_nominated_pod() -> None:
     q = make_queue(VirtualClock())
     old = make_pod("a")

@@ -53,3 +53,32 @@ def test_keep_only_forgets_the_nodes_no_longer_named() -> None:
     copies.with_pods(n1, [a])
     copies.keep_only({"n0"})
     assert len(copies) == 1 and copies.with_pods(n0, [a]) is kept
+
+
+def nominated(name: str, priority: int) -> PodInfo:
+    return PodInfo(make_pod(name).priority(priority).req(cpu="1").obj())
+
+
+def test_with_nominated_counts_equal_or_higher_priority_and_not_the_pod_itself() -> None:
+    copies, info = NominatedCopies(), node()
+    low, high = nominated("low", 1), nominated("high", 9)
+    listed = [low, high]
+    both = copies.with_nominated(info, listed, 1, "other")
+    assert both is not None and [p.pod.metadata.name for p in both.pods] == ["low", "high"]
+    # all count again: the same copy, from the node and the list alone
+    assert copies.with_nominated(info, listed, 0, "other") is both
+    only_high = copies.with_nominated(info, listed, 5, "other")
+    assert only_high is not None and [p.pod.metadata.name for p in only_high.pods] == ["high"]
+    mine = copies.with_nominated(info, listed, 1, high.pod.metadata.uid)
+    assert mine is not None and [p.pod.metadata.name for p in mine.pods] == ["low"]
+    assert copies.with_nominated(info, listed, 10, "other") is None
+
+
+def test_with_nominated_follows_a_replaced_list() -> None:
+    copies, info = NominatedCopies(), node()
+    first = [nominated("a", 5)]
+    copy = copies.with_nominated(info, first, 5, "other")
+    # the nominator replaces the list when the pods change: the new one is read again
+    second = [*first, nominated("b", 5)]
+    again = copies.with_nominated(info, second, 5, "other")
+    assert again is not copy and again is not None and len(again.pods) == 2

@@ -152,6 +152,9 @@ class Nominator:
     def nodes_with_nominated_pods(self) -> set[str]:
         return {name for name, pods in self.by_node.items() if pods}
 
+    def nominated_pods_by_node(self) -> dict[str, list[PodInfo]]:
+        return {name: pods for name, pods in self.by_node.items() if pods}
+
 
 @dataclass
 class Search:

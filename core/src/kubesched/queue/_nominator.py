@@ -8,7 +8,8 @@ Upstream: pkg/scheduler/backend/queue/nominator.go.
 
 from __future__ import annotations
 
-from collections.abc import KeysView
+from collections.abc import KeysView, Mapping, Sequence
+from types import MappingProxyType
 
 from kubesched.api import Pod
 from kubesched.framework import NominatingInfo, NominatingMode, PodInfo
@@ -17,7 +18,10 @@ __all__ = ["Nominator"]
 
 
 class Nominator:
-    """node name -> nominated PodInfos (in nomination order), and pod UID -> node name."""
+    """node name -> nominated PodInfos (in nomination order), and pod UID -> node name.
+
+    A node's list is replaced, never changed in place: the same list object means the
+    same nominated pods (`nominated_pods_by_node` readers rely on it)."""
 
     def __init__(self) -> None:
         self._by_node: dict[str, list[PodInfo]] = {}
@@ -40,9 +44,9 @@ class Nominator:
             return
         uid = pod.metadata.uid
         self._node_of[uid] = node_name
-        pods = self._by_node.setdefault(node_name, [])
+        pods = self._by_node.get(node_name, [])
         if all(p.uid != uid for p in pods):
-            pods.append(pod_info)
+            self._by_node[node_name] = [*pods, pod_info]
 
     def delete_nominated_pod_if_exists(self, pod: Pod) -> None:
         node_name = self._node_of.pop(pod.metadata.uid, None)
@@ -69,6 +73,12 @@ class Nominator:
     def has_nominated_pods(self) -> bool:
         """Whether any pod is nominated anywhere (a cheap check before per-node lookups)."""
         return bool(self._by_node)
+
+    def nominated_pods_by_node(self) -> Mapping[str, Sequence[PodInfo]]:
+        """node name -> the pods nominated to it, read-only and live (read it at once, do
+        not keep it). A node's list object is replaced whenever its pods change, so the
+        same object is the same pods: a reader may key what it derives on it."""
+        return MappingProxyType(self._by_node)
 
     def nodes_with_nominated_pods(self) -> KeysView[str]:
         """The names of the nodes some pod is nominated to, in one call (a live view: read

@@ -397,6 +397,9 @@ class SchedulingQueue:
     def nodes_with_nominated_pods(self) -> KeysView[str]:
         return self._nominator.nodes_with_nominated_pods()
 
+    def nominated_pods_by_node(self) -> Mapping[str, Sequence[PodInfo]]:
+        return self._nominator.nominated_pods_by_node()
+
     # -- internals ----------------------------------------------------------------------------
     def _find(self, uid: str) -> QueuedPodInfo | None:
         return self._active.get(uid) or self._backoff.get(uid) or self._pool.get(uid)

@@ -4,7 +4,7 @@ RunFilterPluginsWithNominatedPods)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Container, Sequence
+from collections.abc import Callable, Collection, Container, Mapping, Sequence
 from functools import cached_property
 from typing import Protocol
 
@@ -36,6 +36,11 @@ class PodNominator(Protocol):
 
     def nodes_with_nominated_pods(self) -> Collection[str]:
         """The names of the nodes some pod is nominated to (read at once, not kept)."""
+        ...
+
+    def nominated_pods_by_node(self) -> Mapping[str, Sequence[PodInfo]]:
+        """node name -> its nominated pods (read at once, not kept); a node's sequence is
+        replaced, never changed, when its pods change."""
         ...
 
 
@@ -134,13 +139,19 @@ class FilterRunners:
             nominated = self.nominator.nodes_with_nominated_pods()
             if len(copies) > 2 * len(nominated) + 64:
                 copies.keep_only(nominated)
+        by_node = self.nominator.nominated_pods_by_node() if self.nominator is not None else {}
+        priority, uid = pod.priority, pod.metadata.uid
         for i, info in enumerate(nodes):
-            counted = self.nominated_pods_to_add(pod, info)
-            if counted:
-                # upstream addGENominatedPods: a copy with the pods, AddPod extensions (none
-                # here) on a copy of the state (unchanged, so shared: Filter does not write)
+            listed = by_node.get(info.name)
+            if not listed or info.node is None:
+                continue
+            # upstream addGENominatedPods: a copy with the pods of equal or higher priority
+            # (not the pod itself), AddPod extensions (none here) on a copy of the state
+            # (unchanged, so shared: Filter does not write it)
+            copy = copies.with_nominated(info, listed, priority, uid)
+            if copy is not None:
                 added_at.append(i)
-                added.append(copies.with_pods(info, counted))
+                added.append(copy)
         for i, status in zip(added_at, self._filter_nodes_batched(state, pod, added), strict=True):
             out[i] = status
         again = [i for i, status in enumerate(out) if status.is_success]
