@@ -242,6 +242,11 @@ def test_batched_runner_equals_per_node_runner(setup: Setup) -> None:
     part = setup.infos[1::2][::-1]
     want_part = [fwk.run_filter_plugins_with_nominated_pods(state, setup.pod, n) for n in part]
     assert answers(fwk.run_filter_plugins_on_nodes(state, setup.pod, part)) == answers(want_part)
+    # the fast path's runner for nodes with nominated pods (one call per plugin and pass,
+    # kept copies): twice, so the second call meets the copies the first kept
+    for _ in range(2):
+        batched = fwk.filter_nodes_with_nominated_pods(state, setup.pod, setup.infos)
+        assert answers(batched) == answers(want)
 
 
 def test_one_call_per_plugin_and_later_plugins_see_only_the_survivors() -> None:
@@ -315,16 +320,20 @@ def test_nodes_with_nominated_pods_are_filtered_with_them() -> None:
     fwk = framework([crowded], infos, Nominator({"n0": [high], "n2": [low]}))
     pod = make_pod("p").priority(5).obj()
     CALLS.clear()
-    got = fwk.run_filter_plugins_on_nodes(CycleState(), pod, infos)
+    got = fwk.filter_nodes_with_nominated_pods(CycleState(), pod, infos)
     # n0 holds a nominated pod of higher priority: Filter sees it there; n2's is lower
     assert answers(got) == [
         (Code.Unschedulable, "Crowded: crowded", "Crowded"),
         (Code.Success, "", ""),
         (Code.Success, "", ""),
     ]
-    # no PreFilter extension runs: the nominated nodes' passes in one call each (n0 with
-    # its pod, then n2 without: its pod does not count), n1 alone through filter_nodes
-    assert sorted(CALLS) == [("filter_nodes", "Crowded", 1)] * 3
+    # no PreFilter extension runs: one call per pass (n0 with its pod, then n1 and n2,
+    # which passed it or have no pod that counts, as they are)
+    assert CALLS == [("filter_nodes", "Crowded", 1), ("filter_nodes", "Crowded", 2)]
+    # the per-node runner (the reference, --no-fast-path) takes n0 and n2 one by one
+    CALLS.clear()
+    assert answers(fwk.run_filter_plugins_on_nodes(CycleState(), pod, infos)) == answers(got)
+    assert sorted(CALLS) == [("filter", "Crowded", 1)] * 2 + [("filter_nodes", "Crowded", 1)]
 
 
 def test_nominated_nodes_are_filtered_one_by_one_when_a_pre_filter_extension_runs() -> None:
@@ -334,7 +343,7 @@ def test_nominated_nodes_are_filtered_one_by_one_when_a_pre_filter_extension_run
     pod = make_pod("p").priority(5).obj()
     CALLS.clear()
     Extended.added.clear()
-    got = fwk.run_filter_plugins_on_nodes(CycleState(), pod, infos)
+    got = fwk.filter_nodes_with_nominated_pods(CycleState(), pod, infos)
     assert answers(got) == [
         (Code.Unschedulable, "Crowded: crowded", "Crowded"),
         (Code.Success, "", ""),
@@ -342,4 +351,4 @@ def test_nominated_nodes_are_filtered_one_by_one_when_a_pre_filter_extension_run
     ]
     # the AddPod extension saw each nominated pod on its node's own copy of the state
     assert Extended.added == [("high", "n0"), ("high", "n2")]
-    assert sorted(CALLS) == [("filter", "Crowded", 1)] * 2 + [("filter_nodes", "Crowded", 1)]
+    assert sorted(CALLS) == [("filter", "Crowded", 1)] * 3

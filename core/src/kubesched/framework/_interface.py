@@ -288,8 +288,8 @@ class BatchFilterPlugin(Protocol):
     beyond those it ends up using; their answers are discarded. When `filter_nodes` raises,
     the framework asks `filter` node by node for that call instead, so where `filter` would
     raise on a node, `filter_nodes` should raise too. The nodes given may be copies that
-    are not the snapshot's (a node with its nominated pods added, when no PreFilter
-    extension runs in the cycle). The nominated-node shortcut, explanations and
+    are not the snapshot's (on the fast path, a node with its nominated pods added, when no
+    PreFilter extension runs in the cycle). The nominated-node shortcut, explanations and
     `Handle.run_filter_plugins` keep calling `filter`. The conformance kit checks the two
     agree.
     """

@@ -106,23 +106,29 @@ class FilterRunners:
         through: through `filter_nodes` when it has it (BatchFilterPlugin), else `filter`
         node by node. A node's status is its first failing plugin's, attributed or wrapped
         exactly as `run_filter_plugins` does. Nodes with nominated pods take the per-node
-        path. Every node is evaluated: the caller decides which answers count."""
+        path (upstream's two passes, node by node: the reference the fast path's
+        `filter_nodes_with_nominated_pods` is held to). Every node is evaluated: the
+        caller decides which answers count."""
         nominator = self.nominator
         if nominator is not None and nominator.has_nominated_pods():
             names = nominator.nodes_with_nominated_pods()
             nominated = [n.name in names for n in nodes]
             if any(nominated):
-                flagged = [n for n, has in zip(nodes, nominated, strict=True) if has]
                 others = [n for n, has in zip(nodes, nominated, strict=True) if not has]
-                with_pods = iter(self.filter_nodes_with_nominated_pods(state, pod, flagged))
                 batched = iter(self._filter_nodes_batched(state, pod, others))
-                return [next(with_pods) if has else next(batched) for has in nominated]
+                return [
+                    self.run_filter_plugins_with_nominated_pods(state, pod, n)
+                    if has
+                    else next(batched)
+                    for n, has in zip(nodes, nominated, strict=True)
+                ]
         return self._filter_nodes_batched(state, pod, nodes)
 
     def filter_nodes_with_nominated_pods(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> list[Status]:
-        """`run_filter_plugins_with_nominated_pods` of each node, in the order given.
+        """`run_filter_plugins_with_nominated_pods` of each node, in the order given (the
+        fast path's way with nodes that have nominated pods).
 
         When no PreFilter extension runs this cycle (no plugin that ran PreFilter has
         AddPod/RemovePod), adding the nominated pods leaves the cycle state as it is: each
