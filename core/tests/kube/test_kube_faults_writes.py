@@ -167,6 +167,39 @@ def _preemptor() -> Raw:
     return raw
 
 
+async def _preempt(server: FakeApiServer) -> None:
+    """Schedule with EvictLower until `high` is bound and nothing is left queued or assumed,
+    then check the cache against the server."""
+    plugins = [*PLUGINS, EvictLower]
+    config: dict[str, Any] = {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "profiles": [
+            {
+                "schedulerName": "default-scheduler",
+                "plugins": {"multiPoint": {"enabled": [{"name": p.name} for p in plugins]}},
+            }
+        ],
+    }
+    resolved = resolve(parse_config(config), PluginRegistry.of(*plugins))
+    async with cluster_on(server) as cluster:
+        cluster.transport.request_timeout = TIMEOUT
+        sched = new_scheduler(
+            cluster, resolved, {p.name: p for p in plugins}, clock=WallClock(), seed=1
+        )
+        sched.start_watching()
+        task = asyncio.get_running_loop().create_task(sched.run())
+        try:
+            await eventually(lambda: "high" in bound_nodes(server), "high bound", 15)
+            await eventually(lambda: idle(sched), "nothing queued or assumed")
+            check_cache_is_the_cluster(sched, server)
+        finally:
+            sched.stop()
+            await sched.drain()
+            await asyncio.gather(task, return_exceptions=True)
+            await sched.recorder.shutdown()
+
+
 @pytest.mark.parametrize(
     "fault",
     [
@@ -187,34 +220,7 @@ def test_a_failed_victim_delete_fails_the_preemption_and_the_preemptor_tries_aga
             server.add("v1/pods", _preemptor())
             victim = "/api/v1/namespaces/default/pods/low"
             injected = server.fail("DELETE", victim, **fault)
-            plugins = [*PLUGINS, EvictLower]
-            config: dict[str, Any] = {
-                "apiVersion": "kubescheduler.config.k8s.io/v1",
-                "kind": "KubeSchedulerConfiguration",
-                "profiles": [
-                    {
-                        "schedulerName": "default-scheduler",
-                        "plugins": {"multiPoint": {"enabled": [{"name": p.name} for p in plugins]}},
-                    }
-                ],
-            }
-            resolved = resolve(parse_config(config), PluginRegistry.of(*plugins))
-            async with cluster_on(server) as cluster:
-                cluster.transport.request_timeout = TIMEOUT
-                sched = new_scheduler(
-                    cluster, resolved, {p.name: p for p in plugins}, clock=WallClock(), seed=1
-                )
-                sched.start_watching()
-                task = asyncio.get_running_loop().create_task(sched.run())
-                try:
-                    await eventually(lambda: "high" in bound_nodes(server), "high bound", 15)
-                    await eventually(lambda: idle(sched), "nothing queued or assumed")
-                    check_cache_is_the_cluster(sched, server)
-                finally:
-                    sched.stop()
-                    await sched.drain()
-                    await asyncio.gather(task, return_exceptions=True)
-                    await sched.recorder.shutdown()
+            await _preempt(server)
             assert injected.hits == 1
             assert bound_nodes(server) == {"high": "n1"}
             assert "default/low" not in server.objects["v1/pods"]
@@ -228,6 +234,33 @@ def test_a_failed_victim_delete_fails_the_preemption_and_the_preemptor_tries_aga
                 # preempted again, and the second DELETE went through
                 assert deletes == 2
                 assert "preempting for pod default/high on node n1 failed" in caplog.text
+
+    with caplog.at_level(logging.ERROR):
+        run(scenario, timeout=30)
+
+
+def test_a_failed_disruption_target_patch_fails_the_preemption_before_the_delete(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async def scenario() -> None:
+        async with fake_server() as server:
+            add_ready_node(server, node_raw("n1", cpu="2"))
+            server.add("v1/pods", _victim())
+            server.add("v1/pods", _preemptor())
+            victim = "/api/v1/namespaces/default/pods/low"
+            # not retriable (util.Retriable): the first patch fails for good
+            injected = server.fail("PATCH", f"{victim}/status", 403, "Forbidden")
+            await _preempt(server)
+            assert injected.hits == 1
+            assert bound_nodes(server) == {"high": "n1"}
+            patches = server.requests_to("PATCH", f"{victim}/status")
+            deletes = server.requests_to("DELETE", victim)
+            # preemption.go PreemptPod: the failed patch returned before the DELETE; the
+            # preemptor, activated, preempted again: the second patch and the one DELETE
+            assert len(patches) == 2 and len(deletes) == 1
+            assert patches[0].at < patches[1].at < deletes[0].at
+            assert "Could not add DisruptionTarget condition due to preemption" in caplog.text
+            assert "preempting for pod default/high on node n1 failed" in caplog.text
 
     with caplog.at_level(logging.ERROR):
         run(scenario, timeout=30)

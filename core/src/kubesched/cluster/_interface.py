@@ -142,7 +142,9 @@ class Cluster(abc.ABC):
         self, pod: Pod, condition: PodCondition, nominated_node_name: str | None = None
     ) -> None:
         """Set a pod condition (PodScheduled) and, when given, `status.nominatedNodeName`
-        (an empty string clears it)."""
+        (an empty string clears it). A pod that is gone is ignored; a write that fails
+        raises, and the caller decides (the scheduler logs a failed PodScheduled condition,
+        preemption fails on a failed DisruptionTarget condition, as upstream's)."""
 
     @abc.abstractmethod
     async def record_event(self, event: KubeEvent) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Final
 
+from kubesched._errors import KubeschedError
 from kubesched.api import POD_SCHEDULED, Pod, PodCondition
 from kubesched.cluster import Cluster
 from kubesched.framework import (
@@ -32,6 +33,7 @@ __all__ = [
     "nominated_node",
     "requeue",
     "single_node_failure",
+    "update_pod",
 ]
 
 _log = logging.getLogger("kubesched.scheduler")
@@ -106,3 +108,14 @@ def nominated_node(nominating: NominatingInfo | None) -> str | None:
     if nominating is not None and nominating.mode is NominatingMode.Override:
         return nominating.nominated_node_name
     return None
+
+
+async def update_pod(
+    cluster: Cluster, pod: Pod, condition: PodCondition, nominated_node_name: str | None
+) -> None:
+    """Write the failed attempt's condition and nomination; a write that fails is logged
+    and dropped (schedule_one.go handleSchedulingFailure: "Error updating pod")."""
+    try:
+        await cluster.update_pod_condition(pod, condition, nominated_node_name)
+    except KubeschedError as exc:  # the cluster's errors (ApiError is one)
+        _log.error("Error updating pod %s: %s", pod.key, exc)

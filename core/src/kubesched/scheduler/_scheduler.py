@@ -49,6 +49,7 @@ from kubesched.scheduler._failure import (
     nominated_node,
     requeue,
     single_node_failure,
+    update_pod,
 )
 from kubesched.scheduler._gc import initial_load_gc, scheduling_gc
 from kubesched.scheduler._observers import ObserverList
@@ -320,7 +321,7 @@ class Scheduler:
         msg = truncate_message(status.message())
         fwk.event_recorder.event(pod, "Warning", "FailedScheduling", "Scheduling", msg)
         condition = failure_condition(status)
-        self._spawn(self.cluster.update_pod_condition(pod, condition, nominated_node(nominating)))
+        self._spawn(update_pod(self.cluster, pod, condition, nominated_node(nominating)))
         if self.hooks is not None:
             self.hooks.hook.kubesched_attempt_failed(
                 pod=pod, profile=fwk.profile_name, code=str(status.code), message=status.message()

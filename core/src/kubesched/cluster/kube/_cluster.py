@@ -292,7 +292,7 @@ class KubeCluster(Cluster):
         """Patch the condition and nomination on `pods/status` (strategic merge), as
         upstream's updatePod: skipped when nothing changes against the cached pod; tried
         again on a retriable error (util.PatchPodStatus); a pod that is gone is ignored;
-        other failures are logged, as kube-scheduler does."""
+        other failures raise the ApiError (the caller logs or fails, as upstream's)."""
         namespace = pod.metadata.namespace or "default"
         current = self.get("Pod", pod.metadata.name, namespace) or pod
         if current.metadata.uid != pod.metadata.uid:
@@ -309,7 +309,7 @@ class KubeCluster(Cluster):
             )
         except ApiError as exc:
             if exc.code != 404:
-                _log.error("Error updating pod %s: %s", pod.key, exc)
+                raise
 
     async def _retrying(self, send: Callable[[], Awaitable[object]]) -> None:
         """`send()`, tried again while it fails with a retriable error: client-go's

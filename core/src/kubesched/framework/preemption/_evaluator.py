@@ -28,7 +28,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, Protocol
 
-from kubesched._errors import NotFoundError
+from kubesched._errors import KubeschedError, NotFoundError
 from kubesched.api import Pod, PodCondition
 from kubesched.framework import (
     Code,
@@ -326,7 +326,11 @@ class Evaluator:
             # Lower-priority pods nominated to this node may no longer fit there: clearing
             # their nomination sends them back to the queue to look elsewhere sooner.
             for nominated in self._lower_priority_nominated_pods(pod, candidate.name):
-                await self._clear_nominated_node_name(nominated)
+                try:
+                    await self._clear_nominated_node_name(nominated)
+                except KubeschedError:
+                    # preemption.go: "not critical", the evictions go on
+                    _log.exception("Cannot clear 'NominatedNodeName' field from %s", nominated.key)
             for victim in victims:
                 await self.preempt_pod(candidate, pod, victim)
         except Exception:
@@ -382,7 +386,17 @@ class Evaluator:
                 condition.reason,
                 condition.message,
             ):
-                await cluster.update_pod_condition(current, condition)
+                try:
+                    await cluster.update_pod_condition(current, condition)
+                except KubeschedError:
+                    # preemption.go PreemptPod: the preemption fails, the victim stays
+                    _log.error(
+                        "Could not add DisruptionTarget condition due to preemption: "
+                        "victim %s, preemptor %s",
+                        current.key,
+                        preemptor.key,
+                    )
+                    raise
             try:
                 await cluster.delete("Pod", name, namespace)
             except NotFoundError:
