@@ -167,6 +167,14 @@ def _preemptor() -> Raw:
     return raw
 
 
+def _victim_and_preemptor(server: FakeApiServer) -> str:
+    """n1 full with `low`, and `high` pending that needs its room; `low`'s path."""
+    add_ready_node(server, node_raw("n1", cpu="2"))
+    server.add("v1/pods", _victim())
+    server.add("v1/pods", _preemptor())
+    return "/api/v1/namespaces/default/pods/low"
+
+
 async def _preempt(server: FakeApiServer) -> None:
     """Schedule with EvictLower until `high` is bound and nothing is left queued or assumed,
     then check the cache against the server."""
@@ -215,10 +223,7 @@ def test_a_failed_victim_delete_fails_the_preemption_and_the_preemptor_tries_aga
 ) -> None:
     async def scenario() -> None:
         async with fake_server() as server:
-            add_ready_node(server, node_raw("n1", cpu="2"))
-            server.add("v1/pods", _victim())
-            server.add("v1/pods", _preemptor())
-            victim = "/api/v1/namespaces/default/pods/low"
+            victim = _victim_and_preemptor(server)
             injected = server.fail("DELETE", victim, **fault)
             await _preempt(server)
             assert injected.hits == 1
@@ -244,10 +249,7 @@ def test_a_failed_disruption_target_patch_fails_the_preemption_before_the_delete
 ) -> None:
     async def scenario() -> None:
         async with fake_server() as server:
-            add_ready_node(server, node_raw("n1", cpu="2"))
-            server.add("v1/pods", _victim())
-            server.add("v1/pods", _preemptor())
-            victim = "/api/v1/namespaces/default/pods/low"
+            victim = _victim_and_preemptor(server)
             # not retriable (util.Retriable): the first patch fails for good
             injected = server.fail("PATCH", f"{victim}/status", 403, "Forbidden")
             await _preempt(server)
