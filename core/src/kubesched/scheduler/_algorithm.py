@@ -246,7 +246,7 @@ class SchedulingAlgorithm:
         n = len(rows)
         found: list[Rows] = []
         count = 0
-        nominated = self._nominated_rows(fwk)
+        nominated = self._nominated_rows(fwk, rows)
         builders: dict[int, StatusBuilder] = {}
         done = 0
         while done < n:
@@ -276,14 +276,22 @@ class SchedulingAlgorithm:
             count += len(passing)
         return self._feasible(found)
 
-    def _nominated_rows(self, fwk: Framework) -> RowMask | None:
-        """Which snapshot rows have nominated pods (None: none has), from the nominator's
-        listing by node in one call."""
+    def _nominated_rows(self, fwk: Framework, rows: Rows) -> RowMask | None:
+        """Which snapshot rows have nominated pods (None: none has), for the search of
+        `rows`: from the nominator's listing by node in one call, looked up by name from
+        whichever side is shorter (one row for the nominated-node shortcut, thousands of
+        nominated nodes while preemptors wait)."""
         nominator = fwk.nominator
         if nominator is None or not nominator.has_nominated_pods():
             return None
-        index = self.snapshot.columns.index
-        at = [index[name] for name in nominator.nodes_with_nominated_pods() if name in index]
+        names = nominator.nodes_with_nominated_pods()
+        columns = self.snapshot.columns
+        if len(rows) < len(names):
+            known = columns.names
+            at = [r for r in rows.tolist() if known[r] in names]
+        else:
+            index = columns.index
+            at = [index[name] for name in names if name in index]
         if not at:
             return None
         flags = np.zeros(len(self.snapshot), np.bool_)
