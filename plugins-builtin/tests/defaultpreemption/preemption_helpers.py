@@ -208,6 +208,12 @@ class _Nominator:
     def has_nominated_pods(self) -> bool:
         return bool(self.by_node)
 
+    def nodes_with_nominated_pods(self) -> set[str]:
+        return {name for name, pods in self.by_node.items() if pods}
+
+    def nominated_pods_by_node(self) -> dict[str, list[PodInfo]]:
+        return {name: pods for name, pods in self.by_node.items() if pods}
+
 
 # -- small plugins from upstream's testing/framework -------------------------------------
 

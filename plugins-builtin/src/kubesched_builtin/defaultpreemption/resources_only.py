@@ -27,7 +27,7 @@ resources left out) at most the node's allocatable minus what its pods request.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, MutableMapping, Sequence
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from operator import attrgetter
@@ -139,6 +139,9 @@ def resources_only_dry_run(
         )
         if quantity > 0
     ]
+    # the nominator's listing by node, read once for the dry run (a kubesched Framework
+    # handle has it; another handle is asked node by node)
+    listing = getattr(getattr(handle, "nominator", None), "nominated_pods_by_node", None)
     return ResourcesOnlyDryRun(
         handle,
         fit.name,
@@ -152,6 +155,7 @@ def resources_only_dry_run(
         is_eligible,
         (before, after),
         memo,
+        listing() if callable(listing) else None,
     )
 
 
@@ -242,6 +246,7 @@ class ResourcesOnlyDryRun:
         is_eligible: IsEligible | None,
         node_only: tuple[list[FilterPlugin[Any]], list[FilterPlugin[Any]]],
         memo: NodeMemo,
+        nominated: Mapping[str, Sequence[PodInfo]] | None = None,
     ) -> None:
         self.handle = handle
         self.fit_name = fit_name
@@ -260,6 +265,8 @@ class ResourcesOnlyDryRun:
         self.before_fit, self.after_fit = node_only
         """The node-only Filter plugins before and after NodeResourcesFit."""
         self.memo = memo
+        self.nominated = nominated
+        """node name -> its nominated pods (None: ask the handle per node)."""
 
     def _figures(self, node_info: NodeInfo) -> _NodeFigures:
         names = self.names
@@ -322,7 +329,13 @@ class ResourcesOnlyDryRun:
         alone = [r + f - q for r, f, q in zip(figures.room, freed, self.request, strict=True)]
         room = alone
         extra = 0
-        for info in self.handle.nominated_pods_for_node(node_info.name):
+        nominated = self.nominated
+        listed = (
+            nominated.get(node_info.name, ())
+            if nominated is not None
+            else self.handle.nominated_pods_for_node(node_info.name)
+        )
+        for info in listed:
             if (info.pod.spec.priority or 0) >= priority and info.pod.metadata.uid != self.uid:
                 room = [x - q for x, q in zip(room, self.amounts(info.requests), strict=True)]
                 extra += 1
