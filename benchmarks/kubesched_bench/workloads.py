@@ -238,7 +238,8 @@ WORKLOADS: Final[dict[str, WorkloadSpec]] = {
                 "pods are high-priority (priority 10, cpu 3) and each preempts three"
             ),
             factory=preemption_basic,
-            sizes=(Size(500, 2000, 500), Size(1000, 4000, 1000)),
+            # 5000Nodes is commented out upstream ("always seems to fail", kubernetes#108308)
+            sizes=(Size(500, 2000, 500), Size(1000, 4000, 1000), Size(5000, 20000, 5000)),
         ),
         WorkloadSpec(
             name="GangScheduling",
