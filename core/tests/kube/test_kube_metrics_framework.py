@@ -120,3 +120,36 @@ def test_the_fast_path_counts_each_node_once_per_plugin_as_the_per_node_path() -
     # the mask counts the two rows it passes, `filter` the one it rejects
     assert evaluations[("NodeWatcher", "Filter", "prof")] == 3
     assert evaluations[("Plain", "Filter", "prof")] == 2
+
+
+class ExactMasked(Masked):
+    """Masked, promising its mask rejects only what `filter` rejects."""
+
+    filter_mask_exact = True
+
+
+def test_rows_an_exact_mask_rejects_are_counted_once_built_or_not() -> None:
+    metrics = SchedulerMetrics()
+    infos = [NodeInfo(make_node(n).alloc(cpu="1", pods=10).obj()) for n in ("a", "bad", "c")]
+    profile = ResolvedProfile("prof", {"Filter": ["NodeWatcher", "Plain"]}, {}, {})
+    counted: Framework = metrics.framework(
+        profile,
+        {"NodeWatcher": ExactMasked, "Plain": Plain},
+        cluster=None,
+        clock=VirtualClock(),
+        snapshot=Snapshot(infos),
+        event_recorder=_Recorder(),
+    )
+    state, pod = CycleState(), make_pod("p").obj()
+    passed, rejected, deferred = counted.filter_rows_deferring(
+        state, pod, np.arange(3, dtype=np.intp)
+    )
+    assert passed.tolist() == [True, False, True] and rejected == {}
+    assert deferred is not None and deferred.tolist() == [-1, 0, -1]
+    evaluations = metrics.plugins.evaluations
+    # as the per-node path (and upstream's Filter on each node): NodeWatcher saw 3 nodes
+    assert evaluations[("NodeWatcher", "Filter", "prof")] == 3
+    assert evaluations[("Plain", "Filter", "prof")] == 2
+    (status,) = counted.deferred_statuses(0, state, pod, ["bad"])
+    assert status.message() == "no" and status.plugin == "NodeWatcher"
+    assert evaluations[("NodeWatcher", "Filter", "prof")] == 3  # not counted twice

@@ -15,6 +15,9 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
+import numpy as np
+import numpy.typing as npt
+
 from kubesched.api import Pod
 from kubesched.config import ResolvedProfile
 from kubesched.framework import (
@@ -24,6 +27,7 @@ from kubesched.framework import (
     Plugin,
     PostFilterResult,
     PreFilterResult,
+    RowMask,
     Rows,
     Status,
 )
@@ -121,6 +125,39 @@ class InstrumentedFramework(Framework):
     ) -> tuple[RowScoring | None, Status | None]:
         # the fast path's Score runner: the same "Score" extension point
         return self._timed("Score", super().score_rows, state, pod, rows)
+
+    def filter_rows_deferring(
+        self,
+        state: CycleState,
+        pod: Pod,
+        rows: Rows,
+        nominated: RowMask | None = None,
+        defer: bool = True,
+    ) -> tuple[RowMask, dict[int, Status], npt.NDArray[np.intp] | None]:
+        # Rows an exact mask rejected were evaluated by that plugin, as upstream's Filter
+        # on each node is: counted here, whether or not their statuses are ever built.
+        passed, rejected, deferred = super().filter_rows_deferring(
+            state, pod, rows, nominated, defer
+        )
+        if deferred is not None:
+            evaluations = self._plugin_metrics.evaluations
+            by_plugin = np.bincount(deferred[deferred >= 0], minlength=len(self.filter_plugins))
+            for index in np.flatnonzero(by_plugin).tolist():
+                key = (self.filter_plugins[index].name, "Filter", self.profile_name)
+                evaluations[key] = evaluations.get(key, 0) + int(by_plugin[index])
+        return passed, rejected, deferred
+
+    def deferred_statuses(
+        self, index: int, state: CycleState, pod: Pod, node_names: list[str]
+    ) -> list[Status]:
+        # counted when their rows were deferred (filter_rows_deferring): not again here
+        key = (self.filter_plugins[index].name, "Filter", self.profile_name)
+        evaluations = self._plugin_metrics.evaluations
+        before = evaluations.get(key, 0)
+        try:
+            return super().deferred_statuses(index, state, pod, node_names)
+        finally:
+            evaluations[key] = before
 
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         return self._timed("Reserve", super().run_reserve_plugins_reserve, state, pod, node_name)
