@@ -86,6 +86,35 @@ def test_registered_kind_under_another_version_is_skipped_naming_the_registered_
     ]
 
 
+def test_input_documents_beside_the_manifests_are_skipped_saying_where_they_go(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "example"
+    folder.mkdir()
+    (folder / "nodes.yaml").write_text("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n")
+    inputs = {
+        "scheduler-config.yaml": ("kubescheduler.config.k8s.io/v1", "KubeSchedulerConfiguration"),
+        "scenario.yaml": ("simulation.kubesched.io/v1alpha1", "Scenario"),
+        "faults.yaml": ("simulation.kubesched.io/v1alpha1", "FaultPlan"),
+        "sweep.yaml": ("simulation.kubesched.io/v1alpha1", "Sweep"),
+    }
+    for name, (api_version, kind) in inputs.items():
+        (folder / name).write_text(f"apiVersion: {api_version}\nkind: {kind}\n")
+
+    loaded = load_manifests([folder], default_kinds())
+
+    assert [o.metadata.name for o in loaded.objects] == ["n1"]
+    assert sorted((s.kind, s.reason) for s in loaded.skipped) == [
+        ("FaultPlan", 'kind "FaultPlan" is not a cluster object: give it with --faults'),
+        (
+            "KubeSchedulerConfiguration",
+            'kind "KubeSchedulerConfiguration" is not a cluster object: give it with --config',
+        ),
+        ("Scenario", 'kind "Scenario" is not a cluster object: give it with --scenario'),
+        ("Sweep", 'kind "Sweep" is not a cluster object: run it with `kubesched sweep`'),
+    ]
+
+
 def test_list_items_and_typed_list_items_are_loaded() -> None:
     loaded = load_manifests(
         [DATA / "cluster" / "pods.yaml", DATA / "cluster" / "more" / "podlist.json"],

@@ -311,6 +311,9 @@ class _Loader:
             self.add(file, document, item, (*loc, "items", index))
 
     def _skip_reason(self, api_version: str, kind: str) -> str:
+        given_apart = _GIVEN_APART.get((api_version.split("/", 1)[0], kind))
+        if given_apart is not None:
+            return f'kind "{kind}" is not a cluster object: {given_apart}'
         registered = self.kinds.by_kind(kind)
         if registered is not None:
             return (
@@ -318,6 +321,16 @@ class _Loader:
                 f"not {api_version}"
             )
         return f'kind "{kind}" ({api_version}) is not registered by any installed package'
+
+
+_GIVEN_APART: Final = {
+    ("kubescheduler.config.k8s.io", "KubeSchedulerConfiguration"): "give it with --config",
+    ("simulation.kubesched.io", "Scenario"): "give it with --scenario",
+    ("simulation.kubesched.io", "FaultPlan"): "give it with --faults",
+    ("simulation.kubesched.io", "Sweep"): "run it with `kubesched sweep`",
+}
+"""Input documents of the scheduler and of kubesched itself, by API group and kind, that a
+folder of manifests may hold beside the cluster's objects: skipped, saying where they go."""
 
 
 def _required_string(
