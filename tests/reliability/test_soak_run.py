@@ -38,9 +38,11 @@ def test_run_soak_with_faults_holds_the_lease_and_the_invariants() -> None:
     assert summary.created == 480 and summary.exit_code == 0
     # every kind of fault fired and was survived
     assert all(summary.faults[kind] > 0 for kind in FAULT_KINDS), summary.faults
-    # each pod bound once (a pod deleted before its turn may never be), and each bind has
-    # its Scheduled Event but those a fault refused (dropped, as upstream's)
-    assert 0.95 * summary.created <= summary.binds <= summary.created
+    # each pod bound at most once, every pod alive at the end bound (the problems say which
+    # is not); how many were deleted before their turn depends on the machine's load, so
+    # it is not asserted. Each bind has its Scheduled Event but those a fault refused
+    # (dropped, as upstream's).
+    assert summary.created - summary.deleted <= summary.binds <= summary.created
     assert summary.scheduled_events + summary.scheduled_refused >= summary.binds
     assert summary.events_dropped <= summary.faults["event500"]
     # the Lease renewed every retryPeriod (1 s), never near its renewDeadline (3 s)
